@@ -1,0 +1,69 @@
+# The README's commands. Everything a newcomer needs is installed from here into .venv.
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+PY := $(BIN)/python
+PIP := $(PY) -m pip install -q --disable-pip-version-check
+
+.PHONY: demo test docs lab export check-export nbtest pytest browser-deps readme clean-docs clean
+
+## make demo: install lit_torch into .venv and run the main job (for now: build the docs site)
+demo: docs
+
+## make test: everything CI checks, in the order a failure is cheapest to find
+test: $(VENV)/.dev check-export readme-check nbtest docs browser-deps pytest
+
+$(VENV)/bin/python:
+	$(PYTHON) -m venv $(VENV)
+	$(PIP) --upgrade pip
+
+$(VENV)/.docs: $(VENV)/bin/python setup.py settings.ini
+	$(PIP) -e ".[docs]"
+	touch $@
+
+$(VENV)/.dev: $(VENV)/bin/python setup.py settings.ini
+	$(PIP) -e ".[dev]"
+	touch $@ $(VENV)/.docs
+
+## the package must be exactly what the notebooks export
+check-export: $(VENV)/.docs
+	@rm -rf .export-check && cp -r lit_torch .export-check
+	@$(BIN)/nbdev_export
+	@if diff -r -q -x __pycache__ .export-check lit_torch; then rm -rf .export-check; echo "nbdev_export: lit_torch/ matches the notebooks"; \
+	 else rm -rf .export-check; echo "nbdev_export changed lit_torch/: the package did not match its notebooks (see git diff lit_torch)"; exit 1; fi
+
+export: $(VENV)/.docs
+	$(BIN)/nbdev_export
+
+readme: $(VENV)/.docs
+	$(PY) tools/docs.py readme
+
+readme-check: $(VENV)/.docs
+	$(PY) tools/docs.py readme --check
+
+nbtest: $(VENV)/.dev
+	$(BIN)/nbdev_test --n_workers 2 --timing
+
+## make docs: nbdev's Quarto site where Quarto exists, else the same site with smalldocs
+docs: $(VENV)/.docs
+	$(PY) tools/docs.py build
+
+browser-deps:
+	@if command -v chromium >/dev/null 2>&1; then echo "chromium: $$(command -v chromium)"; \
+	 elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	   (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null) || echo "could not install chromium: the browser test will skip"; \
+	 else echo "chromium is missing and this is not root: the browser test will skip"; fi
+
+pytest: $(VENV)/.dev
+	$(PY) -m pytest -q tests
+
+## make lab: JupyterLab on the notebooks
+lab: $(VENV)/.dev
+	$(BIN)/jupyter lab nbs
+
+clean-docs:
+	rm -rf _proc _docs
+
+clean: clean-docs
+	rm -rf $(VENV) build dist *.egg-info .export-check

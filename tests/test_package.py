@@ -1,0 +1,28 @@
+"The package as a user gets it: a wheel that imports with NumPy alone, and nothing heavy at import."
+import os, subprocess, sys, venv
+from pathlib import Path
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+HEAVY = ['torch', 'cupy', 'mpi4py', 'matplotlib', 'fastcore', 'nbdev', 'safetensors']
+
+def test_import_loads_nothing_heavy():
+    code = 'import lit_torch, sys; print(" ".join(sorted(m for m in sys.modules if "." not in m)))'
+    loaded = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, check=True).stdout.split()
+    assert not set(HEAVY) & set(loaded), set(HEAVY) & set(loaded)
+
+@pytest.mark.timeout(600)
+def test_wheel_in_clean_venv(tmp_path):
+    "pip builds a wheel; in a fresh venv with only that wheel and NumPy, lit_torch imports and works."
+    subprocess.run([sys.executable, '-m', 'pip', 'wheel', '-q', '--no-deps', '-w', tmp_path / 'wheels', str(ROOT)], check=True)
+    wheel, = (tmp_path / 'wheels').glob('lit_torch-*.whl')
+    venv.create(tmp_path / 'env', with_pip=True)
+    py = tmp_path / 'env' / 'bin' / 'python'
+    env = {k: v for k, v in os.environ.items() if k not in ('PYTHONPATH', 'VIRTUAL_ENV')}
+    subprocess.run([py, '-m', 'pip', 'install', '-q', '--disable-pip-version-check', wheel], check=True, env=env)
+    installed = subprocess.run([py, '-m', 'pip', 'list', '--format=freeze'], capture_output=True, text=True, check=True, env=env).stdout
+    names = {l.split('==')[0].lower() for l in installed.split()} - {'pip', 'setuptools', 'wheel'}
+    assert names == {'lit_torch', 'numpy'} or names == {'lit-torch', 'numpy'}, names
+    check = "import lit_torch as t; t.manual_seed(0); print(t.float32, t.device('cpu:1'), t.__file__)"
+    out = subprocess.run([py, '-c', check], capture_output=True, text=True, check=True, env=env, cwd=tmp_path).stdout
+    assert out.startswith('torch.float32 cpu:1') and str(tmp_path / 'env') in out, out
