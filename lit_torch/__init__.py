@@ -9,6 +9,11 @@ from .backend import (device, dtype, float16, float32, float64, int8, int16, int
                       cpu, cuda)
 from .backend import _bool as bool
 
+# The Tensor and the ways to make one (nbs/01_tensor.ipynb)
+from ._tensor import (Tensor, Size, tensor, as_tensor, from_numpy, from_dlpack, zeros, ones, empty, full, eye,
+                      arange, linspace, rand, randn, randint, randperm,
+                      zeros_like, ones_like, empty_like, full_like, rand_like, randn_like, randint_like)
+
 # PyTorch's dtype aliases shadow builtins, so they live only here
 half, float, double = float16, float32, float64
 short, int, long = int16, int32, int64
