@@ -1,0 +1,226 @@
+"The docs site and README.md: made from nbs/, and the site checked in a real browser (Debian's chromium)."
+import ast, configparser, functools, http.server, json, re, shutil, subprocess, sys, threading
+import urllib.error, urllib.request
+from pathlib import Path
+from urllib.parse import unquote, urldefrag, urljoin
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+NBS, DOCS = ROOT/'nbs', ROOT/'_docs'
+sys.path.insert(0, str(ROOT/'tools'))
+import docs
+
+NOTEBOOKS = sorted(NBS.glob('*.ipynb'))
+CHROMIUM = shutil.which('chromium') or '/usr/bin/chromium'
+CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
+                 '--disable-sync', '--no-first-run']
+
+
+def test_readme_in_sync(monkeypatch):
+    "README.md is what `tools/docs.py readme` makes from nbs/index.ipynb."
+    monkeypatch.chdir(ROOT)  # nbdev reads settings.ini from the working directory
+    assert (ROOT/'README.md').read_text() == docs.readme_text(), "README.md is out of date with nbs/index.ipynb: run make readme"
+
+
+# ---- what the notebooks say the site must have
+
+def page_name(nb):
+    "The page nbdev makes of notebook `nb`: 00_import.ipynb -> import.html (nbdev.doclinks._nbpath2html)."
+    return re.sub(r'^\d+[a-zA-Z0-9]*_', '', nb.stem.lower()) + '.html'
+
+
+def code_cells(nb):
+    "(directives, source, outputs) of each code cell of notebook `nb`; directives map `#| name` to the rest of its line."
+    for c in json.loads(nb.read_text())['cells']:
+        if c['cell_type'] != 'code': continue
+        src = ''.join(c['source'])
+        dirs = dict((m[0], m[1].strip()) for m in re.findall(r'^#\|\s*(\S+)(.*)$', src, re.M))
+        yield dirs, src, c.get('outputs', [])
+
+
+def shown(dirs):
+    "Whether nbdev shows a code cell with directives `dirs` on the page."
+    return not {'hide', 'export', 'exporti', 'default_exp'} & set(dirs) and dirs.get('include:') != 'false'
+
+
+def documented_names(nb):
+    "The public functions and classes with a docstring that `nb` exports: nbdev gives each a show_doc heading."
+    names = []
+    for dirs, src, _ in code_cells(nb):
+        if not {'export', 'exports'} & set(dirs) or 'hide' in dirs: continue
+        names += [o.name for o in ast.parse(src).body if isinstance(o, (ast.FunctionDef, ast.ClassDef))
+                  and not o.name.startswith('_') and ast.get_docstring(o)
+                  and not any('patch' in ast.unparse(d) for d in o.decorator_list)]  # @patch: shown as Class.name
+    return names
+
+
+def hidden_lines(nb):
+    "From each `#| hide` cell of `nb`, its longest line that is in none of the notebook's other cells."
+    sources = [''.join(c['source']) for c in json.loads(nb.read_text())['cells']]
+    hidden = [s for s in sources if re.match(r'#\|\s*hide\s*(\n|$)', s)]
+    others = '\n'.join(s for s in sources if s not in hidden)
+    lines = [max((l.strip() for l in h.splitlines()[1:] if l.strip() not in others), key=len, default='') for h in hidden]
+    return [l for l in lines if len(l) >= 12]
+
+
+def image_count(nb):
+    "How many images the shown code cells of `nb` output."
+    return sum('image/png' in o.get('data', {}) for dirs, _, outs in code_cells(nb)
+               if shown(dirs) and dirs.get('output:') != 'false' for o in outs)
+
+
+# ---- the site, served, and a browser
+
+@pytest.fixture(scope='module')
+def site():
+    "The base URL of _docs/ served on 127.0.0.1; builds the site first when a notebook is newer."
+    newest = max(p.stat().st_mtime for p in NBS.iterdir())
+    if not (DOCS/'index.html').exists() or (DOCS/'index.html').stat().st_mtime < newest:
+        r = subprocess.run([sys.executable, 'tools/docs.py', 'build'], cwd=ROOT, capture_output=True, text=True)
+        assert r.returncode == 0, f"tools/docs.py build failed (run make docs to see it all):\n{r.stderr[-2000:]}"
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args): pass
+    server = http.server.ThreadingHTTPServer(('127.0.0.1', 0), functools.partial(Quiet, directory=DOCS))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f'http://127.0.0.1:{server.server_port}/'
+    server.shutdown()
+
+
+@pytest.fixture(scope='module')
+def browser():
+    "Debian's chromium, driven by Playwright (which downloads no browser of its own here)."
+    sync_api = pytest.importorskip('playwright.sync_api', reason='playwright is not installed')
+    if not Path(CHROMIUM).exists(): pytest.skip('chromium is not installed (make browser-deps installs it as root)')
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def page(browser):
+    "A fresh browser tab that reaches only the local site (the theme asks Google for its font)."
+    pg = browser.new_page(viewport={'width': 1400, 'height': 900})
+    pg.route(re.compile(r'^https?://(?!127\.0\.0\.1[:/])'), lambda route: route.abort())
+    yield pg
+    pg.close()
+
+
+def open_page(page, site, name):
+    "Load page `name` of the site, images included."
+    r = page.goto(site + name, wait_until='load')
+    assert r.ok, f"{name}: HTTP {r.status}"
+
+
+@functools.lru_cache(None)
+def fetch(url):
+    "(status, text) of `url`."
+    try:
+        with urllib.request.urlopen(url) as r: return r.status, r.read().decode()
+    except urllib.error.HTTPError as e: return e.code, ''
+
+
+def site_url():
+    "Where the site is published (settings.ini doc_host + doc_baseurl): nbdev's doc links start with it."
+    cfg = configparser.ConfigParser(); cfg.read(ROOT/'settings.ini')
+    return cfg['DEFAULT']['doc_host'].rstrip('/') + cfg['DEFAULT']['doc_baseurl'].rstrip('/') + '/'
+
+
+by_page = pytest.mark.parametrize('nb', NOTEBOOKS, ids=[nb.stem for nb in NOTEBOOKS])
+
+
+# ---- the checks
+
+@by_page
+def test_page_exists(site, page, nb):
+    "Every notebook has its page, titled by its first heading."
+    open_page(page, site, page_name(nb))
+    assert page.locator('h1.title').count() == 1
+
+
+def test_sidebar_lists_the_pages(site, page):
+    "The sidebar links exactly the notebooks' pages, in nbdev's order: the home page, then by file name."
+    open_page(page, site, 'index.html')
+    links = page.eval_on_selector_all('#quarto-sidebar a.sidebar-link', 'as => as.map(a => a.getAttribute("href"))')
+    in_order = sorted(NOTEBOOKS, key=lambda nb: (nb.stem != 'index', nb.name))
+    assert links == [page_name(nb) for nb in in_order]
+
+
+@by_page
+def test_show_doc_anchors(site, page, nb):
+    "Each documented export has a show_doc heading with its anchor, and a link (the table of contents) to it."
+    open_page(page, site, page_name(nb))
+    for name in documented_names(nb):
+        anchor = name.lower()  # heading ids are lower case, as Pandoc and nbdev's doc links make them
+        assert page.locator(f'h2[id="{anchor}"], h3[id="{anchor}"], h4[id="{anchor}"]').count(), f"no heading for {name}"
+        assert page.locator(f'a[href="#{anchor}"]').count(), f"no link to #{anchor}"
+
+
+@by_page
+def test_images_load(site, page, nb):
+    "Every image loads, and each plot the notebook shows is on its page."
+    open_page(page, site, page_name(nb))
+    broken = page.eval_on_selector_all('img', 'is => is.filter(i => !(i.complete && i.naturalWidth > 0)).map(i => i.src.slice(0, 80))')
+    assert not broken
+    assert page.locator('main img').count() >= image_count(nb)
+
+
+@by_page
+def test_code_highlighted(site, page, nb):
+    "Code is highlighted: its tokens show in several colours."
+    if not any(shown(d) and src.strip() for d, src, _ in code_cells(nb)): pytest.skip('shows no code')
+    open_page(page, site, page_name(nb))
+    colours = page.eval_on_selector_all('main code.sourceCode span[class]', 'es => [...new Set(es.map(e => getComputedStyle(e).color))]')
+    assert len(colours) >= 3, f"code is not highlighted: its tokens have the colours {colours}"
+
+
+@by_page
+def test_search_finds_function(site, page, nb):
+    "Typing a function's name into the site's search box lists its show_doc entry."
+    names = documented_names(nb)
+    if not names: pytest.skip('documents no function')
+    name = 'set_default_dtype' if 'set_default_dtype' in names else names[0]
+    open_page(page, site, 'index.html')
+    page.fill('.smalldocs-search input', name)
+    page.wait_for_selector('.smalldocs-search-results.show', timeout=5000)  # shown once the results are in
+    hrefs = page.eval_on_selector_all('a.search-result', 'as => as.map(a => a.getAttribute("href"))')
+    assert any(h.endswith(f'{page_name(nb)}#{name.lower()}') for h in hrefs), hrefs
+
+
+@by_page
+def test_no_hidden_source(site, page, nb):
+    "No line of a `#| hide` cell shows on the page, nor in the search index."
+    open_page(page, site, page_name(nb))
+    text, html = page.evaluate('document.body.textContent'), page.content()
+    index = ' '.join(e['text'] for e in json.loads(fetch(site + 'search.json')[1]))
+    for line in hidden_lines(nb):
+        assert line not in text and line not in html and line not in index, line
+
+
+@by_page
+def test_internal_links(site, page, nb):
+    "Every link within the site (doc links to the published site too) reaches a page, and its #anchor exists there."
+    open_page(page, site, page_name(nb))
+    published = site_url()
+    for href in set(page.eval_on_selector_all('a[href]', 'as => as.map(a => a.href)')):
+        if href.startswith(published): href = urljoin(site, href[len(published):])
+        if not href.startswith(site): continue
+        url, anchor = urldefrag(href)
+        status, text = fetch(url)
+        assert status == 200, f"{href}: HTTP {status}"
+        if anchor: assert re.search(rf'\sid="{re.escape(unquote(anchor))}"', text), f"{href}: no #{anchor} there"
+
+
+def test_screenshots(site, page):
+    "Screenshots of the home page and an API page, into _docs/_screenshots/, for a person to look at."
+    out = DOCS/'_screenshots'
+    out.mkdir(exist_ok=True)
+    api = 'import.html' if (NBS/'00_import.ipynb').exists() else page_name(next(nb for nb in NOTEBOOKS if nb.stem != 'index'))
+    for name, shot in [('index.html', 'home.png'), (api, 'api.png')]:
+        open_page(page, site, name)
+        page.screenshot(path=out/shot)
+    if page.locator('main img').count():
+        page.locator('main img').first.scroll_into_view_if_needed()
+        page.screenshot(path=out/'api-plot.png')
+    assert (out/'home.png').stat().st_size > 10_000
