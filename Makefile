@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 PY := $(BIN)/python
 PIP := $(PY) -m pip install -q --disable-pip-version-check
 
-.PHONY: demo test docs lab export check-export nbtest pytest browser-deps readme clean-docs clean
+.PHONY: demo test docs lab export check-export readme-check nbtest pytest browser-deps readme clean-docs clean
 
 ## make demo: install lit_torch into .venv and run the main job (for now: build the docs site)
 demo: docs

@@ -7,13 +7,13 @@ __all__ = ['zeros_like', 'ones_like', 'empty_like', 'rand_like', 'randn_like', '
            'from_numpy', 'zeros', 'ones', 'empty', 'full', 'eye', 'arange', 'linspace', 'rand', 'randn', 'randint',
            'randperm', 'full_like', 'randint_like', 'from_dlpack']
 
-# %% ../nbs/01_tensor.ipynb #a70cc669
+# %% ../nbs/01_tensor.ipynb #9d28bdf2
 import numpy as np
 from .backend import (device, dtype, float32, float64, int64, _bool, _FROM_NUMPY, _cpu, _cupy,
                                canonical_device, array_module, device_context, dtype_from_numpy, check_dtype,
                                get_default_dtype, default_generator_for)
 
-# %% ../nbs/01_tensor.ipynb #8001568b
+# %% ../nbs/01_tensor.ipynb #c0e6cb55
 class Tensor:
     "A multi-dimensional array on a device, that can remember how it was computed."
     __slots__ = ('_data', '_device', '_requires_grad', 'grad', 'grad_fn', '_version', '_retains_grad', '_hooks', '__weakref__')
@@ -21,26 +21,23 @@ class Tensor:
 
     def __init__(self, *args, device=None):
         "`Tensor(2, 3)` is an uninitialised float tensor of that size; `Tensor([1, 2])` copies the data."
-        data = args[0] if len(args) == 1 and not isinstance(args[0], int) else None
-        if data is None: _init(self, empty(*args, device=device)._data, device)
-        else: _init(self, tensor(data, dtype=get_default_dtype(), device=device)._data, device)
+        sized = not args or isinstance(args[0], int)
+        t = empty(*args, device=device) if sized else tensor(args[0], dtype=get_default_dtype(), device=device)
+        _fill(self, t._data, t._device)
 
-# %% ../nbs/01_tensor.ipynb #0f7fd1f2
-def _init(t, data, device=None, requires_grad=False):
-    t._data, t._device = data, _cpu if device is None else canonical_device(device)
-    t._requires_grad, t.grad, t.grad_fn, t._version = requires_grad, None, None, [0]
-    t._retains_grad, t._hooks = False, None
+# %% ../nbs/01_tensor.ipynb #95b9d970
+def _fill(t, data, device, grad_fn=None):
+    "Set every slot of `t`: `data` is already on `device`, a canonical device."
+    t._data, t._device, t._requires_grad, t.grad, t.grad_fn = data, device, False, None, grad_fn
+    t._version, t._retains_grad, t._hooks = [0], False, None
     return t
 
 _new = object.__new__
 def _wrap(data, device=_cpu, grad_fn=None):
     "A new tensor around `data` (already on `device`): the fast path every op uses."
-    t = _new(Tensor)
-    t._data, t._device, t._requires_grad, t.grad, t.grad_fn, t._version = data, device, False, None, grad_fn, [0]
-    t._retains_grad = False; t._hooks = None
-    return t
+    return _fill(_new(Tensor), data, device, grad_fn)
 
-# %% ../nbs/01_tensor.ipynb #4ca99ff8
+# %% ../nbs/01_tensor.ipynb #7525bf85
 class Size(tuple):
     "The shape of a tensor: a tuple that prints as `torch.Size([...])`."
     __slots__ = ()
@@ -67,7 +64,7 @@ def _wrap_dim(dim, ndim):
 Tensor.size, Tensor.dim, Tensor.numel = _size, lambda self: self._data.ndim, lambda self: self._data.size
 Tensor.ndimension, Tensor.nelement = Tensor.dim, Tensor.numel
 
-# %% ../nbs/01_tensor.ipynb #e06216b8
+# %% ../nbs/01_tensor.ipynb #4b97ed5c
 def _get_requires_grad(self): return self._requires_grad or self.grad_fn is not None
 
 def _set_requires_grad(self, flag):
@@ -87,7 +84,7 @@ def _requires_grad_(self, requires_grad=True):
 
 Tensor.requires_grad_ = _requires_grad_
 
-# %% ../nbs/01_tensor.ipynb #5851a59f
+# %% ../nbs/01_tensor.ipynb #e5e0bf6d
 def _infer_array(data):
     "NumPy array of `data` with PyTorch's dtype inference for Python numbers."
     if isinstance(data, Tensor): return data._data
@@ -109,13 +106,13 @@ def _place(a, dtype, device, copy):
 def tensor(data, dtype=None, device=None, requires_grad=False):
     "A new tensor holding a copy of `data`, with PyTorch's dtype inference."
     a, d = _place(_infer_array(data), dtype, device if device is not None else getattr(data, 'device', None), copy=True)
-    return _init(_new(Tensor), a, d).requires_grad_(requires_grad)
+    return _wrap(a, d).requires_grad_(requires_grad)
 
 def as_tensor(data, dtype=None, device=None):
     "`data` as a tensor, sharing its memory when dtype and device allow."
     if isinstance(data, Tensor) and dtype in (None, data.dtype) and device in (None, data.device): return data
     a, d = _place(_infer_array(data), dtype, device if device is not None else getattr(data, 'device', None), copy=False)
-    return _init(_new(Tensor), a, d)
+    return _wrap(a, d)
 
 def from_numpy(ndarray):
     "A CPU tensor that shares memory with the NumPy array `ndarray`."
@@ -123,7 +120,7 @@ def from_numpy(ndarray):
     dtype_from_numpy(ndarray.dtype)
     return _wrap(ndarray)
 
-# %% ../nbs/01_tensor.ipynb #0d0a46c4
+# %% ../nbs/01_tensor.ipynb #ddedcdba
 def _sizes(size):
     "`(2, 3)`, `((2, 3),)` or `(Size([2, 3]),)` as a tuple of ints."
     size = tuple(size[0]) if len(size) == 1 and isinstance(size[0], (tuple, list)) else size
@@ -137,7 +134,7 @@ def _factory(make, dtype, device, requires_grad, default=None):
     d = canonical_device(device) if device is not None else _cpu
     dt = check_dtype(dtype) if dtype is not None else (default or get_default_dtype())
     with device_context(d): a = make(array_module(d), dt.numpy)
-    return _init(_new(Tensor), a, d).requires_grad_(requires_grad)
+    return _wrap(a, d).requires_grad_(requires_grad)
 
 def zeros(*size, dtype=None, device=None, requires_grad=False):
     "A tensor of zeros."
@@ -164,7 +161,7 @@ def eye(n, m=None, dtype=None, device=None, requires_grad=False):
     "A 2-D tensor with ones on the diagonal."
     return _factory(lambda xp, dt: xp.eye(n, n if m is None else m, dtype=dt), dtype, device, requires_grad)
 
-# %% ../nbs/01_tensor.ipynb #1a9223aa
+# %% ../nbs/01_tensor.ipynb #6dead635
 def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False):
     "Values from `start` up to, not including, `end`, `step` apart."
     if end is None: start, end = 0, start
@@ -178,7 +175,7 @@ def linspace(start, end, steps, dtype=None, device=None, requires_grad=False):
     if steps < 0: raise RuntimeError(f"number of steps must be non-negative, got {steps}")
     return _factory(lambda xp, dt: xp.linspace(start, end, steps).astype(dt), dtype, device, requires_grad)
 
-# %% ../nbs/01_tensor.ipynb #68cc84d2
+# %% ../nbs/01_tensor.ipynb #ae99cdfe
 def _rng(generator, d):
     g = generator if generator is not None else default_generator_for(d)
     return g.numpy() if d.type == 'cpu' else g.cupy()
@@ -209,7 +206,7 @@ def randperm(n, generator=None, dtype=None, device=None, requires_grad=False):
     "A random permutation of `0 … n-1` (int64 unless told)."
     return _random(lambda g, s: g.permutation(n), (), generator, dtype, device, requires_grad, default=int64)
 
-# %% ../nbs/01_tensor.ipynb #5ce18dc4
+# %% ../nbs/01_tensor.ipynb #9f7fc8dc
 def _like(f):
     def like(input, dtype=None, device=None, requires_grad=False, **kwargs):
         return f(input.shape, dtype=dtype or input.dtype, device=device or input.device, requires_grad=requires_grad, **kwargs)
@@ -227,7 +224,7 @@ def randint_like(input, low, high=None, dtype=None, device=None, requires_grad=F
     "`randint` with the size, dtype and device of `input`."
     return randint(low, high, input.shape, dtype=dtype or input.dtype, device=device or input.device, requires_grad=requires_grad)
 
-# %% ../nbs/01_tensor.ipynb #3e4984fc
+# %% ../nbs/01_tensor.ipynb #a8b4e33a
 def _numpy_method(self, force=False):
     "The data as a NumPy array, sharing memory."
     if not force and self.requires_grad:
@@ -254,13 +251,13 @@ def _detach(self):
 
 Tensor.numpy, Tensor.item, Tensor.tolist, Tensor.detach = _numpy_method, _item, _tolist, _detach
 
-# %% ../nbs/01_tensor.ipynb #2f4dbc1c
+# %% ../nbs/01_tensor.ipynb #29d1d635
 def _len(self):
     if self._data.ndim == 0: raise TypeError("len() of a 0-d tensor")
     return self._data.shape[0]
 
 def _bool_method(self):
-    if self._data.size != 1: raise RuntimeError(f"Boolean value of Tensor with more than one value is ambiguous")
+    if self._data.size != 1: raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
     return bool(self._data)
 
 def _iter(self):
@@ -278,7 +275,7 @@ def _index(self):
 
 Tensor.__index__ = _index
 
-# %% ../nbs/01_tensor.ipynb #392e67d5
+# %% ../nbs/01_tensor.ipynb #671eb77c
 def _float_format(values):
     "A function that formats one float as PyTorch would, padded to the width of the widest nonzero finite value."
     finite = values[np.isfinite(values)]
@@ -299,7 +296,7 @@ def _values_str(a, prefix):
     s = np.array2string(a, separator=', ', prefix=prefix, threshold=1000, edgeitems=3, max_line_width=80, formatter=fmt)
     return s.replace(', ..., ', ',  ..., ')  # PyTorch pads the ellipsis inside a row
 
-# %% ../nbs/01_tensor.ipynb #3a53bce5
+# %% ../nbs/01_tensor.ipynb #4b5f0c33
 def _suffixes(self):
     out = []
     if self._device.type != 'cpu': out.append(f"device='{self._device}'")
@@ -322,7 +319,7 @@ def _repr(self, prefix='tensor('):
 
 Tensor.__repr__ = Tensor.__str__ = _repr
 
-# %% ../nbs/01_tensor.ipynb #acd29d35
+# %% ../nbs/01_tensor.ipynb #6bff30ed
 Tensor.__dlpack__ = lambda self, **kwargs: self._data.__dlpack__(**kwargs)
 Tensor.__dlpack_device__ = lambda self: self._data.__dlpack_device__()
 _DLPACK_CUDA = 2

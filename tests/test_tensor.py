@@ -122,3 +122,8 @@ def test_virtual_devices():
     t = lt.zeros(2, device='cpu:1')
     assert t.device == lt.device('cpu', 1) and lt.zeros(2, device='cpu:0').device == lt.device('cpu')
     with pytest.raises(RuntimeError, match='cpu:9'): lt.zeros(2, device='cpu:9')
+
+def test_tensor_class_constructor_like_torch():
+    for args in [(2, 3), ([1, 2],), ([[1.5]],)]:
+        ours, theirs = lt.Tensor(*args), torch.Tensor(*args)
+        assert repr(ours.dtype) == repr(theirs.dtype) and tuple(ours.shape) == tuple(theirs.shape)
