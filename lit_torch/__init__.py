@@ -17,3 +17,7 @@ from ._tensor import (Tensor, Size, tensor, as_tensor, from_numpy, from_dlpack, 
 # PyTorch's dtype aliases shadow builtins, so they live only here
 half, float, double = float16, float32, float64
 short, int, long = int16, int32, int64
+
+# Autograd: Function, the engine, grad modes, and the first ops (nbs/02_autograd.ipynb)
+from . import autograd
+from .autograd import no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled, add, mul, neg, sum
