@@ -8,8 +8,13 @@ PIP := $(PY) -m pip install -q --disable-pip-version-check
 
 .PHONY: demo test docs lab export check-export readme-check nbtest pytest browser-deps readme clean-docs clean
 
-## make demo: install lit_torch into .venv and run the main job (for now: build the docs site)
-demo: docs
+## make demo: install lit_torch into .venv and run the main job (for now: an MLP trained with plain tensors)
+demo: $(VENV)/.base
+	$(PY) examples/train_mlp.py
+
+$(VENV)/.base: $(VENV)/bin/python setup.py settings.ini
+	$(PIP) -e .
+	touch $@
 
 ## make test: everything CI checks, in the order a failure is cheapest to find
 test: $(VENV)/.dev check-export readme-check nbtest docs browser-deps pytest
@@ -20,11 +25,11 @@ $(VENV)/bin/python:
 
 $(VENV)/.docs: $(VENV)/bin/python setup.py settings.ini
 	$(PIP) -e ".[docs]"
-	touch $@
+	touch $@ $(VENV)/.base
 
 $(VENV)/.dev: $(VENV)/bin/python setup.py settings.ini
 	$(PIP) -e ".[dev]"
-	touch $@ $(VENV)/.docs
+	touch $@ $(VENV)/.docs $(VENV)/.base
 
 ## the package must be exactly what the notebooks export
 check-export: $(VENV)/.docs

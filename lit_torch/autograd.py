@@ -7,13 +7,13 @@ __all__ = ['sum', 'is_grad_enabled', 'no_grad', 'enable_grad', 'inference_mode',
            'AccumulateGrad', 'BackwardNode', 'FunctionMeta', 'Function', 'SumToSize', 'Expand', 'Add', 'Mul', 'Neg',
            'Sum', 'View', 'add', 'mul', 'neg', 'backward', 'grad', 'GradcheckError', 'gradcheck', 'gradgradcheck']
 
-# %% ../nbs/02_autograd.ipynb #7a08e8f9
+# %% ../nbs/02_autograd.ipynb #4b67c961
 import functools, threading, weakref
 import numpy as np
 from .backend import result_dtype, _FROM_NUMPY, get_default_dtype, get_array_module, array_module
 from ._tensor import Tensor, _wrap, _new, Size
 
-# %% ../nbs/02_autograd.ipynb #39bf3c34
+# %% ../nbs/02_autograd.ipynb #a4df3651
 class _GradMode(threading.local):
     enabled = True  # the default in every new thread
 
@@ -23,7 +23,7 @@ def is_grad_enabled():
     "Whether operations are recorded for autograd in this thread."
     return _grad_mode.enabled
 
-# %% ../nbs/02_autograd.ipynb #adbe8159
+# %% ../nbs/02_autograd.ipynb #cdbf6ba7
 class _GradModeContext:
     "A context manager, and decorator, that sets grad mode to `self.mode` and restores it."
     def __new__(cls, *args):
@@ -59,7 +59,7 @@ class set_grad_enabled(_GradModeContext):
     def __enter__(self): pass
     def clone(self): return type(self)(self.mode)
 
-# %% ../nbs/02_autograd.ipynb #a7eec206
+# %% ../nbs/02_autograd.ipynb #f55a47e0
 class Node:
     "A step of the backward graph, PyTorch's `grad_fn`: turns output gradients into input gradients."
     _edges = ()  # (node, output_nr) per input, None for inputs that get no gradient
@@ -85,7 +85,7 @@ def _add_hook(hooks, hook):
     hooks[key] = hook
     return RemovableHandle(hooks, key)
 
-# %% ../nbs/02_autograd.ipynb #290ca9db
+# %% ../nbs/02_autograd.ipynb #60234d01
 class AccumulateGrad(Node):
     "The node at a leaf: adds the gradient that reaches it to `variable.grad`."
     def __init__(self, variable): self.variable = variable
@@ -104,12 +104,12 @@ def _edge(t):
     if t.grad_fn is not None: return (t.grad_fn, t._output_nr)
     return (_accumulator(t), 0) if t._requires_grad else None
 
-# %% ../nbs/02_autograd.ipynb #ada12a2c
+# %% ../nbs/02_autograd.ipynb #36cefe85
 class BackwardNode(Node):
     "A node made by `Function.apply`; also the `ctx` its `forward` and `backward` receive."
     _forward_cls = None
     materialize_grads = True
-    def __init__(self): self._saved, self._non_differentiable, self._dirty = (), (), ()
+    _saved, _non_differentiable, _dirty = (), (), ()  # class defaults: most nodes never set them
 
     def save_for_backward(self, *tensors):
         "Keep `tensors` for `backward`; they are checked for in-place changes when unpacked."
@@ -136,7 +136,7 @@ class FunctionMeta(type):
         node_name = attrs.get('_node_name', name + 'Backward')
         cls._backward_cls = type(node_name, (BackwardNode,), {'_forward_cls': cls, '__module__': cls.__module__})
 
-# %% ../nbs/02_autograd.ipynb #87aed6d7
+# %% ../nbs/02_autograd.ipynb #ba300189
 class _SavedOutput:
     "What a node keeps of a tensor it saved that is one of its own outputs: data, not the tensor."
     __slots__ = ('data', 'device', 'version', 'output_nr')
@@ -164,7 +164,7 @@ def _saved_tensors(self):
 
 BackwardNode.saved_tensors = property(_saved_tensors)
 
-# %% ../nbs/02_autograd.ipynb #f681e58c
+# %% ../nbs/02_autograd.ipynb #fba8a954
 class Function(metaclass=FunctionMeta):
     "Subclass with static `forward(ctx, *args)` and `backward(ctx, *grads)`; call with `apply`."
     @staticmethod
@@ -175,34 +175,47 @@ class Function(metaclass=FunctionMeta):
     @classmethod
     def apply(cls, *args, **kwargs):
         ctx = cls._backward_cls()
-        ctx.needs_input_grad = needs = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)
-        enabled = _grad_mode.enabled
-        _grad_mode.enabled = False
-        try: out = cls.forward(ctx, *args, **kwargs)
-        finally: _grad_mode.enabled = enabled
-        device = next((a._device for a in args if isinstance(a, Tensor)), None)
-        outputs = tuple(_output(o, device) for o in out) if isinstance(out, tuple) else (_output(out, device),)
-        if enabled and True in needs: _record(ctx, args, outputs)
-        return outputs if isinstance(out, tuple) else outputs[0]
+        ctx.needs_input_grad = needs = tuple([isinstance(a, Tensor) and (a._requires_grad or a.grad_fn is not None) for a in args])
+        if _grad_mode.enabled:
+            _grad_mode.enabled = False
+            try: out = cls.forward(ctx, *args, **kwargs)
+            finally: _grad_mode.enabled = True
+            record = True in needs
+        else: out, record = cls.forward(ctx, *args, **kwargs), False
+        device = _first_device(args)
+        if type(out) is not tuple:
+            out = _output(out, device)
+            if record: _record(ctx, args, (out,))
+            return out
+        outputs = tuple([_output(o, device) for o in out])
+        if record: _record(ctx, args, outputs)
+        return outputs
+
+def _first_device(args):
+    for a in args:
+        if isinstance(a, Tensor): return a._device
 
 def _output(o, device):
     "A fresh output tensor for what `forward` returned (an array, or a tensor of its own)."
     if isinstance(o, Tensor): return o if o.grad_fn is None and not o._requires_grad else _wrap(o._data, o._device)
-    return o if o is None else _wrap(o, device)
+    return _wrap(o, device) if o is not None else None
 
 def _record(ctx, args, outputs):
     "Connect `ctx` into the graph: edges to the inputs, `grad_fn` of the outputs, saved tensors."
-    ctx._edges = tuple(_edge(a) if n else None for a, n in zip(args, ctx.needs_input_grad))
-    ctx._input_meta = tuple((a._data.shape, a._data.dtype) if isinstance(a, Tensor) else None for a in args)
-    non_diff = {id(t) for t in ctx._non_differentiable}
+    ctx._edges = tuple([_edge(a) if n else None for a, n in zip(args, ctx.needs_input_grad)])
+    ctx._input_meta = tuple([(a._data.shape, a._data.dtype) if isinstance(a, Tensor) else None for a in args])
+    non_diff = ctx._non_differentiable
     for i, o in enumerate(outputs):
-        if o is not None and id(o) not in non_diff: o.grad_fn, o._output_nr = ctx, i
-    ctx._output_meta = tuple(None if o is None else (o._data.shape, o._data.dtype, o._device) for o in outputs)
-    ids = {id(o): o for o in outputs if o is not None}
-    ctx._saved = tuple((None, 0) if s is None else (_SavedOutput(ids[id(s)]) if id(s) in ids else s, s._version[0])
-                       for s in ctx._saved)
+        if o is not None and not (non_diff and any(o is t for t in non_diff)): o.grad_fn, o._output_nr = ctx, i
+    ctx._output_meta = tuple([None if o is None else (o._data.shape, o._data.dtype, o._device) for o in outputs])
+    if ctx._saved: ctx._saved = tuple([_save(s, outputs) for s in ctx._saved])
 
-# %% ../nbs/02_autograd.ipynb #0d360a07
+def _save(t, outputs):
+    "What the node keeps of saved tensor `t`, with the version to check on unpacking."
+    if t is None: return None, 0
+    return (_SavedOutput(t) if any(t is o for o in outputs) else t), t._version[0]
+
+# %% ../nbs/02_autograd.ipynb #3904fba8
 def _check_same_device(a, b):
     if a._device != b._device:
         raise RuntimeError(f"Expected all tensors to be on the same device, but found at least two devices, {a._device} and {b._device}!")
@@ -229,7 +242,7 @@ def _operands(a, b):
     xb, xa = _operands(b, a)
     return xa, xb
 
-# %% ../nbs/02_autograd.ipynb #77d10c1d
+# %% ../nbs/02_autograd.ipynb #74811623
 def _broadcast_shape(*shapes):
     "The broadcast of `shapes`, or PyTorch's error naming the sizes that disagree."
     try: return np.broadcast_shapes(*shapes)
@@ -279,15 +292,15 @@ def _expand(self, *sizes):
 Tensor.sum_to_size, Tensor.expand = _sum_to_size, _expand
 Tensor.expand_as = lambda self, other: self.expand(other.shape)
 
-# %% ../nbs/02_autograd.ipynb #b3ce6fe1
+# %% ../nbs/02_autograd.ipynb #7bad7c13
 class Add(Function):
     _node_name = 'AddBackward0'
     @staticmethod
     def forward(ctx, a, b, alpha=1):
         xa, xb = _operands(a, b)
-        ctx.shapes, ctx.alpha = (getattr(a, 'shape', ()), getattr(b, 'shape', ())), alpha
-        _broadcast_shape(xa.shape, xb.shape)
-        return xa + xb if alpha == 1 else xa + alpha * xb
+        ctx.shapes, ctx.alpha = (xa.shape, xb.shape), alpha
+        try: return xa + xb if alpha == 1 else xa + alpha * xb
+        except ValueError: _broadcast_shape(xa.shape, xb.shape)
     @staticmethod
     def backward(ctx, grad):
         na, nb = ctx.needs_input_grad[:2]
@@ -299,10 +312,10 @@ class Mul(Function):
     @staticmethod
     def forward(ctx, a, b):
         xa, xb = _operands(a, b)
-        _broadcast_shape(xa.shape, xb.shape)
         ctx.save_for_backward(a if isinstance(a, Tensor) else None, b if isinstance(b, Tensor) else None)
         ctx.scalars = (a, b)
-        return xa * xb
+        try: return xa * xb
+        except ValueError: _broadcast_shape(xa.shape, xb.shape)
     @staticmethod
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
@@ -317,7 +330,7 @@ class Neg(Function):
     @staticmethod
     def backward(ctx, grad): return -grad
 
-# %% ../nbs/02_autograd.ipynb #4290bad7
+# %% ../nbs/02_autograd.ipynb #906ff578
 def _dims(dim, ndim):
     "`dim` (None, an int, or a sequence) as a tuple of non-negative axes."
     if dim is None: return tuple(range(ndim))
@@ -346,7 +359,7 @@ def _sum(self, dim=None, keepdim=False, dtype=None):
     "The sum of the elements, over all dimensions or over `dim`."
     return Sum.apply(self, dim, keepdim, dtype)
 
-# %% ../nbs/02_autograd.ipynb #36984ff8
+# %% ../nbs/02_autograd.ipynb #c52276ff
 class View(Function):
     _node_name = 'ViewBackward0'
     @staticmethod
@@ -364,7 +377,7 @@ def _reshape(self, *shape):
 
 Tensor.reshape = Tensor.view = _reshape
 
-# %% ../nbs/02_autograd.ipynb #978ad18f
+# %% ../nbs/02_autograd.ipynb #5c92666e
 def add(input, other, *, alpha=1):
     "`input + alpha * other`, with broadcasting and type promotion."
     return Add.apply(input, other, alpha)
@@ -384,7 +397,7 @@ Tensor.__mul__ = Tensor.__rmul__ = lambda self, other: Mul.apply(self, other)
 Tensor.__neg__ = neg
 Tensor.__hash__ = object.__hash__  # tensors stay hashable by identity once the ops chapter adds ==
 
-# %% ../nbs/02_autograd.ipynb #3ced86a0
+# %% ../nbs/02_autograd.ipynb #7e2634b0
 def _graph(roots, targets):
     "The nodes to run, with their dependency counts: all nodes, or those on a path to a target."
     order, seen, stack = [], set(), [(n, False) for n in roots]
@@ -406,7 +419,7 @@ def _graph(roots, targets):
             if e is not None and e[0] in needed: deps[e[0]] += 1
     return deps
 
-# %% ../nbs/02_autograd.ipynb #a8a6d993
+# %% ../nbs/02_autograd.ipynb #ad9d321f
 def _pre_hooks(node, grads):
     "Run the hooks on each output's gradient; the last one of each output is `retain_grad`'s."
     for nr, hooks in getattr(node, '_pre_hooks', {}).items():
@@ -438,7 +451,7 @@ def _zeros(meta):
     shape, dtype, device = meta
     return _wrap(array_module(device).zeros(shape, dtype), device)
 
-# %% ../nbs/02_autograd.ipynb #1a093863
+# %% ../nbs/02_autograd.ipynb #49df9763
 def _accumulate(node, grad, create_graph):
     "Run a leaf's hooks and add `grad` into its `.grad`."
     v = node.variable
@@ -449,7 +462,7 @@ def _accumulate(node, grad, create_graph):
     elif v.grad is None: v.grad = _wrap(grad._data.copy(), grad._device)
     else: v.grad._data += grad._data
 
-# %% ../nbs/02_autograd.ipynb #a9610da2
+# %% ../nbs/02_autograd.ipynb #281a52fb
 def _run_backward(roots, grads, retain_graph, create_graph, targets=None):
     "Propagate `grads` from `roots` (node, output_nr) back through the graph; return captured target gradients."
     deps = _graph({n for n, _ in roots}, targets)
@@ -484,7 +497,7 @@ def _deliver(buffers, node, nr, g):
     buf = buffers.setdefault(node, [None] * _n_outputs(node))
     buf[nr] = g if buf[nr] is None else buf[nr] + g
 
-# %% ../nbs/02_autograd.ipynb #0de7045d
+# %% ../nbs/02_autograd.ipynb #ebf440eb
 def _root(t):
     if not t.requires_grad:
         raise RuntimeError("element 0 of tensors does not require grad and does not have a grad_fn")
@@ -521,7 +534,7 @@ def _tensor_backward(self, gradient=None, retain_graph=None, create_graph=False,
 
 Tensor.backward = _tensor_backward
 
-# %% ../nbs/02_autograd.ipynb #67161973
+# %% ../nbs/02_autograd.ipynb #f6110da1
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, allow_unused=None, materialize_grads=False):
     "The gradients of `outputs` with respect to `inputs`, returned, not accumulated."
     outputs, inputs = _seq(outputs), _seq(inputs)
@@ -537,7 +550,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     if materialize_grads: result = tuple(g if g is not None else _wrap(t._data * 0, t._device) for g, t in zip(result, inputs))
     return result
 
-# %% ../nbs/02_autograd.ipynb #4386e9cd
+# %% ../nbs/02_autograd.ipynb #37b6e2ba
 def _register_hook(self, hook):
     "Call `hook(grad)` when this tensor's gradient is computed; a returned tensor replaces it."
     if not self.requires_grad: raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
@@ -556,7 +569,7 @@ def _retains_grad(self):
 
 Tensor.register_hook, Tensor.retain_grad, Tensor.retains_grad = _register_hook, _retain_grad, property(_retains_grad)
 
-# %% ../nbs/02_autograd.ipynb #3d52b518
+# %% ../nbs/02_autograd.ipynb #491a4ee7
 class GradcheckError(RuntimeError):
     "Raised by `gradcheck` when the analytical and numerical Jacobians differ."
 
