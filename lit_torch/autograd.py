@@ -7,13 +7,13 @@ __all__ = ['sum', 'is_grad_enabled', 'no_grad', 'enable_grad', 'inference_mode',
            'AccumulateGrad', 'BackwardNode', 'FunctionMeta', 'Function', 'SumToSize', 'Expand', 'Add', 'Mul', 'Neg',
            'Sum', 'View', 'add', 'mul', 'neg', 'backward', 'grad', 'GradcheckError', 'gradcheck', 'gradgradcheck']
 
-# %% ../nbs/02_autograd.ipynb #4b67c961
+# %% ../nbs/02_autograd.ipynb #381a4a22
 import functools, threading, weakref
 import numpy as np
 from .backend import result_dtype, _FROM_NUMPY, get_default_dtype, get_array_module, array_module
 from ._tensor import Tensor, _wrap, _new, Size
 
-# %% ../nbs/02_autograd.ipynb #a4df3651
+# %% ../nbs/02_autograd.ipynb #38035856
 class _GradMode(threading.local):
     enabled = True  # the default in every new thread
 
@@ -23,7 +23,7 @@ def is_grad_enabled():
     "Whether operations are recorded for autograd in this thread."
     return _grad_mode.enabled
 
-# %% ../nbs/02_autograd.ipynb #cdbf6ba7
+# %% ../nbs/02_autograd.ipynb #4a244df9
 class _GradModeContext:
     "A context manager, and decorator, that sets grad mode to `self.mode` and restores it."
     def __new__(cls, *args):
@@ -59,7 +59,7 @@ class set_grad_enabled(_GradModeContext):
     def __enter__(self): pass
     def clone(self): return type(self)(self.mode)
 
-# %% ../nbs/02_autograd.ipynb #f55a47e0
+# %% ../nbs/02_autograd.ipynb #69f7b6e9
 class Node:
     "A step of the backward graph, PyTorch's `grad_fn`: turns output gradients into input gradients."
     _edges = ()  # (node, output_nr) per input, None for inputs that get no gradient
@@ -85,7 +85,7 @@ def _add_hook(hooks, hook):
     hooks[key] = hook
     return RemovableHandle(hooks, key)
 
-# %% ../nbs/02_autograd.ipynb #60234d01
+# %% ../nbs/02_autograd.ipynb #10e2393e
 class AccumulateGrad(Node):
     "The node at a leaf: adds the gradient that reaches it to `variable.grad`."
     def __init__(self, variable): self.variable = variable
@@ -104,7 +104,7 @@ def _edge(t):
     if t.grad_fn is not None: return (t.grad_fn, t._output_nr)
     return (_accumulator(t), 0) if t._requires_grad else None
 
-# %% ../nbs/02_autograd.ipynb #36cefe85
+# %% ../nbs/02_autograd.ipynb #e376dbd7
 class BackwardNode(Node):
     "A node made by `Function.apply`; also the `ctx` its `forward` and `backward` receive."
     _forward_cls = None
@@ -136,7 +136,7 @@ class FunctionMeta(type):
         node_name = attrs.get('_node_name', name + 'Backward')
         cls._backward_cls = type(node_name, (BackwardNode,), {'_forward_cls': cls, '__module__': cls.__module__})
 
-# %% ../nbs/02_autograd.ipynb #ba300189
+# %% ../nbs/02_autograd.ipynb #7510cad1
 class _SavedOutput:
     "What a node keeps of a tensor it saved that is one of its own outputs: data, not the tensor."
     __slots__ = ('data', 'device', 'version', 'output_nr')
@@ -164,7 +164,7 @@ def _saved_tensors(self):
 
 BackwardNode.saved_tensors = property(_saved_tensors)
 
-# %% ../nbs/02_autograd.ipynb #fba8a954
+# %% ../nbs/02_autograd.ipynb #19bcd59a
 class Function(metaclass=FunctionMeta):
     "Subclass with static `forward(ctx, *args)` and `backward(ctx, *grads)`; call with `apply`."
     @staticmethod
@@ -215,7 +215,7 @@ def _save(t, outputs):
     if t is None: return None, 0
     return (_SavedOutput(t) if any(t is o for o in outputs) else t), t._version[0]
 
-# %% ../nbs/02_autograd.ipynb #3904fba8
+# %% ../nbs/02_autograd.ipynb #ea295588
 def _check_same_device(a, b):
     if a._device != b._device:
         raise RuntimeError(f"Expected all tensors to be on the same device, but found at least two devices, {a._device} and {b._device}!")
@@ -242,7 +242,7 @@ def _operands(a, b):
     xb, xa = _operands(b, a)
     return xa, xb
 
-# %% ../nbs/02_autograd.ipynb #74811623
+# %% ../nbs/02_autograd.ipynb #ba677182
 def _broadcast_shape(*shapes):
     "The broadcast of `shapes`, or PyTorch's error naming the sizes that disagree."
     try: return np.broadcast_shapes(*shapes)
@@ -275,9 +275,15 @@ class Expand(Function):
         ctx.shape = x.shape
         shape = tuple(n if n != -1 else x.shape[i - len(shape) + x.ndim] for i, n in enumerate(shape))
         _broadcast_shape(x.shape, shape)
-        return get_array_module(x._data).broadcast_to(x._data, shape)
+        return _view_of(x, get_array_module(x._data).broadcast_to(x._data, shape))
     @staticmethod
     def backward(ctx, grad): return grad.sum_to_size(ctx.shape), None
+
+def _view_of(base, array):
+    "The output tensor of a view op: when `array` shares `base`'s memory, it shares its version counter too."
+    t = _wrap(array, base._device)
+    if array.base is not None: t._version = base._version
+    return t
 
 def _sum_to_size(self, *size):
     "Sum this tensor down to `size`, which it broadcasts from."
@@ -292,7 +298,7 @@ def _expand(self, *sizes):
 Tensor.sum_to_size, Tensor.expand = _sum_to_size, _expand
 Tensor.expand_as = lambda self, other: self.expand(other.shape)
 
-# %% ../nbs/02_autograd.ipynb #7bad7c13
+# %% ../nbs/02_autograd.ipynb #ba536b9a
 class Add(Function):
     _node_name = 'AddBackward0'
     @staticmethod
@@ -330,7 +336,7 @@ class Neg(Function):
     @staticmethod
     def backward(ctx, grad): return -grad
 
-# %% ../nbs/02_autograd.ipynb #906ff578
+# %% ../nbs/02_autograd.ipynb #63e4f992
 def _dims(dim, ndim):
     "`dim` (None, an int, or a sequence) as a tuple of non-negative axes."
     if dim is None: return tuple(range(ndim))
@@ -359,13 +365,13 @@ def _sum(self, dim=None, keepdim=False, dtype=None):
     "The sum of the elements, over all dimensions or over `dim`."
     return Sum.apply(self, dim, keepdim, dtype)
 
-# %% ../nbs/02_autograd.ipynb #c52276ff
+# %% ../nbs/02_autograd.ipynb #344debab
 class View(Function):
     _node_name = 'ViewBackward0'
     @staticmethod
     def forward(ctx, x, shape):
         ctx.shape = x.shape
-        try: return x._data.reshape(shape)
+        try: return _view_of(x, x._data.reshape(shape))
         except ValueError: raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {x._data.size}") from None
     @staticmethod
     def backward(ctx, grad): return grad.reshape(ctx.shape), None
@@ -377,7 +383,7 @@ def _reshape(self, *shape):
 
 Tensor.reshape = Tensor.view = _reshape
 
-# %% ../nbs/02_autograd.ipynb #5c92666e
+# %% ../nbs/02_autograd.ipynb #b1172a7f
 def add(input, other, *, alpha=1):
     "`input + alpha * other`, with broadcasting and type promotion."
     return Add.apply(input, other, alpha)
@@ -397,7 +403,7 @@ Tensor.__mul__ = Tensor.__rmul__ = lambda self, other: Mul.apply(self, other)
 Tensor.__neg__ = neg
 Tensor.__hash__ = object.__hash__  # tensors stay hashable by identity once the ops chapter adds ==
 
-# %% ../nbs/02_autograd.ipynb #7e2634b0
+# %% ../nbs/02_autograd.ipynb #8bee4746
 def _graph(roots, targets):
     "The nodes to run, with their dependency counts: all nodes, or those on a path to a target."
     order, seen, stack = [], set(), [(n, False) for n in roots]
@@ -419,7 +425,7 @@ def _graph(roots, targets):
             if e is not None and e[0] in needed: deps[e[0]] += 1
     return deps
 
-# %% ../nbs/02_autograd.ipynb #ad9d321f
+# %% ../nbs/02_autograd.ipynb #ebb5c3d4
 def _pre_hooks(node, grads):
     "Run the hooks on each output's gradient; the last one of each output is `retain_grad`'s."
     for nr, hooks in getattr(node, '_pre_hooks', {}).items():
@@ -451,7 +457,7 @@ def _zeros(meta):
     shape, dtype, device = meta
     return _wrap(array_module(device).zeros(shape, dtype), device)
 
-# %% ../nbs/02_autograd.ipynb #49df9763
+# %% ../nbs/02_autograd.ipynb #96c5ea14
 def _accumulate(node, grad, create_graph):
     "Run a leaf's hooks and add `grad` into its `.grad`."
     v = node.variable
@@ -462,7 +468,7 @@ def _accumulate(node, grad, create_graph):
     elif v.grad is None: v.grad = _wrap(grad._data.copy(), grad._device)
     else: v.grad._data += grad._data
 
-# %% ../nbs/02_autograd.ipynb #281a52fb
+# %% ../nbs/02_autograd.ipynb #96585985
 def _run_backward(roots, grads, retain_graph, create_graph, targets=None):
     "Propagate `grads` from `roots` (node, output_nr) back through the graph; return captured target gradients."
     deps = _graph({n for n, _ in roots}, targets)
@@ -497,7 +503,7 @@ def _deliver(buffers, node, nr, g):
     buf = buffers.setdefault(node, [None] * _n_outputs(node))
     buf[nr] = g if buf[nr] is None else buf[nr] + g
 
-# %% ../nbs/02_autograd.ipynb #ebf440eb
+# %% ../nbs/02_autograd.ipynb #ac2a5e43
 def _root(t):
     if not t.requires_grad:
         raise RuntimeError("element 0 of tensors does not require grad and does not have a grad_fn")
@@ -534,7 +540,7 @@ def _tensor_backward(self, gradient=None, retain_graph=None, create_graph=False,
 
 Tensor.backward = _tensor_backward
 
-# %% ../nbs/02_autograd.ipynb #f6110da1
+# %% ../nbs/02_autograd.ipynb #f409eefe
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, allow_unused=None, materialize_grads=False):
     "The gradients of `outputs` with respect to `inputs`, returned, not accumulated."
     outputs, inputs = _seq(outputs), _seq(inputs)
@@ -550,7 +556,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     if materialize_grads: result = tuple(g if g is not None else _wrap(t._data * 0, t._device) for g, t in zip(result, inputs))
     return result
 
-# %% ../nbs/02_autograd.ipynb #37b6e2ba
+# %% ../nbs/02_autograd.ipynb #d74a9036
 def _register_hook(self, hook):
     "Call `hook(grad)` when this tensor's gradient is computed; a returned tensor replaces it."
     if not self.requires_grad: raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
@@ -569,7 +575,7 @@ def _retains_grad(self):
 
 Tensor.register_hook, Tensor.retain_grad, Tensor.retains_grad = _register_hook, _retain_grad, property(_retains_grad)
 
-# %% ../nbs/02_autograd.ipynb #491a4ee7
+# %% ../nbs/02_autograd.ipynb #802ce1f1
 class GradcheckError(RuntimeError):
     "Raised by `gradcheck` when the analytical and numerical Jacobians differ."
 
