@@ -21,3 +21,8 @@ short, int, long = int16, int32, int64
 # Autograd: Function, the engine, grad modes, and the first ops (nbs/02_autograd.ipynb)
 from . import autograd
 from .autograd import no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled, add, mul, neg, sum
+
+# Shapes, indexing, joining, gather/scatter (nbs/03a_shape.ipynb)
+from .shape_ops import (permute, transpose, swapaxes, swapdims, t, unsqueeze, squeeze, flatten, unflatten, movedim,
+                        moveaxis, select, narrow, cat, concat, concatenate, stack, split, chunk, unbind, gather,
+                        scatter, scatter_add, index_select, tril, triu)
