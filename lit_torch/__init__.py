@@ -22,6 +22,15 @@ short, int, long = int16, int32, int64
 from . import autograd
 from .autograd import no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled, add, mul, neg, sum
 
+# The ops: arithmetic, elementwise math, comparisons, reductions, softmax, matrix products (nbs/03_ops.ipynb).
+# max, min, abs, pow, all and any hide Python's builtins from here on, as torch's do.
+from .ops import (sub, subtract, div, divide, true_divide, floor_divide, remainder, pow, abs, absolute, sign,
+                  exp, expm1, log, log1p, sqrt, rsqrt, sin, cos, tanh, sigmoid, relu, clamp, clip, clamp_min, clamp_max,
+                  maximum, minimum, where, masked_fill, eq, ne, lt, le, gt, ge, greater, greater_equal, less, less_equal,
+                  not_equal, equal, logical_and, logical_or, logical_xor, logical_not, bitwise_and, bitwise_or, bitwise_xor,
+                  bitwise_not, isnan, isinf, isfinite, mean, var, std, prod, cumsum, logsumexp, amax, amin, max, min,
+                  argmax, argmin, all, any, softmax, log_softmax, matmul, mm, bmm, dot, mv, einsum, clone, return_types)
+
 # Shapes, indexing, joining, gather/scatter (nbs/03a_shape.ipynb)
 from .shape_ops import (permute, transpose, swapaxes, swapdims, t, unsqueeze, squeeze, flatten, unflatten, movedim,
                         moveaxis, select, narrow, cat, concat, concatenate, stack, split, chunk, unbind, gather,

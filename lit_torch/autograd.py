@@ -7,13 +7,13 @@ __all__ = ['sum', 'is_grad_enabled', 'no_grad', 'enable_grad', 'inference_mode',
            'AccumulateGrad', 'BackwardNode', 'FunctionMeta', 'Function', 'SumToSize', 'Expand', 'Add', 'Mul', 'Neg',
            'Sum', 'View', 'add', 'mul', 'neg', 'backward', 'grad', 'GradcheckError', 'gradcheck', 'gradgradcheck']
 
-# %% ../nbs/02_autograd.ipynb #381a4a22
+# %% ../nbs/02_autograd.ipynb #2c6b6671
 import functools, threading, weakref
 import numpy as np
 from .backend import result_dtype, _FROM_NUMPY, get_default_dtype, get_array_module, array_module
 from ._tensor import Tensor, _wrap, _new, Size
 
-# %% ../nbs/02_autograd.ipynb #38035856
+# %% ../nbs/02_autograd.ipynb #e4367a21
 class _GradMode(threading.local):
     enabled = True  # the default in every new thread
 
@@ -23,7 +23,7 @@ def is_grad_enabled():
     "Whether operations are recorded for autograd in this thread."
     return _grad_mode.enabled
 
-# %% ../nbs/02_autograd.ipynb #4a244df9
+# %% ../nbs/02_autograd.ipynb #e711d0e4
 class _GradModeContext:
     "A context manager, and decorator, that sets grad mode to `self.mode` and restores it."
     def __new__(cls, *args):
@@ -59,7 +59,7 @@ class set_grad_enabled(_GradModeContext):
     def __enter__(self): pass
     def clone(self): return type(self)(self.mode)
 
-# %% ../nbs/02_autograd.ipynb #69f7b6e9
+# %% ../nbs/02_autograd.ipynb #5bb4d704
 class Node:
     "A step of the backward graph, PyTorch's `grad_fn`: turns output gradients into input gradients."
     _edges = ()  # (node, output_nr) per input, None for inputs that get no gradient
@@ -85,7 +85,7 @@ def _add_hook(hooks, hook):
     hooks[key] = hook
     return RemovableHandle(hooks, key)
 
-# %% ../nbs/02_autograd.ipynb #10e2393e
+# %% ../nbs/02_autograd.ipynb #a4333b93
 class AccumulateGrad(Node):
     "The node at a leaf: adds the gradient that reaches it to `variable.grad`."
     def __init__(self, variable): self.variable = variable
@@ -104,7 +104,7 @@ def _edge(t):
     if t.grad_fn is not None: return (t.grad_fn, t._output_nr)
     return (_accumulator(t), 0) if t._requires_grad else None
 
-# %% ../nbs/02_autograd.ipynb #e376dbd7
+# %% ../nbs/02_autograd.ipynb #3da9a152
 class BackwardNode(Node):
     "A node made by `Function.apply`; also the `ctx` its `forward` and `backward` receive."
     _forward_cls = None
@@ -136,7 +136,7 @@ class FunctionMeta(type):
         node_name = attrs.get('_node_name', name + 'Backward')
         cls._backward_cls = type(node_name, (BackwardNode,), {'_forward_cls': cls, '__module__': cls.__module__})
 
-# %% ../nbs/02_autograd.ipynb #7510cad1
+# %% ../nbs/02_autograd.ipynb #b91222b2
 class _SavedOutput:
     "What a node keeps of a tensor it saved that is one of its own outputs: data, not the tensor."
     __slots__ = ('data', 'device', 'version', 'output_nr')
@@ -164,7 +164,7 @@ def _saved_tensors(self):
 
 BackwardNode.saved_tensors = property(_saved_tensors)
 
-# %% ../nbs/02_autograd.ipynb #19bcd59a
+# %% ../nbs/02_autograd.ipynb #faedadfe
 class Function(metaclass=FunctionMeta):
     "Subclass with static `forward(ctx, *args)` and `backward(ctx, *grads)`; call with `apply`."
     @staticmethod
@@ -198,6 +198,7 @@ def _first_device(args):
 def _output(o, device):
     "A fresh output tensor for what `forward` returned (an array, or a tensor of its own)."
     if isinstance(o, Tensor): return o if o.grad_fn is None and not o._requires_grad else _wrap(o._data, o._device)
+    if isinstance(o, np.generic): o = np.asarray(o)  # NumPy reduces to a scalar; a tensor holds an array
     return _wrap(o, device) if o is not None else None
 
 def _record(ctx, args, outputs):
@@ -215,7 +216,7 @@ def _save(t, outputs):
     if t is None: return None, 0
     return (_SavedOutput(t) if any(t is o for o in outputs) else t), t._version[0]
 
-# %% ../nbs/02_autograd.ipynb #ea295588
+# %% ../nbs/02_autograd.ipynb #be57bf37
 def _check_same_device(a, b):
     if a._device != b._device:
         raise RuntimeError(f"Expected all tensors to be on the same device, but found at least two devices, {a._device} and {b._device}!")
@@ -242,7 +243,7 @@ def _operands(a, b):
     xb, xa = _operands(b, a)
     return xa, xb
 
-# %% ../nbs/02_autograd.ipynb #ba677182
+# %% ../nbs/02_autograd.ipynb #711eb212
 def _broadcast_shape(*shapes):
     "The broadcast of `shapes`, or PyTorch's error naming the sizes that disagree."
     try: return np.broadcast_shapes(*shapes)
@@ -298,7 +299,7 @@ def _expand(self, *sizes):
 Tensor.sum_to_size, Tensor.expand = _sum_to_size, _expand
 Tensor.expand_as = lambda self, other: self.expand(other.shape)
 
-# %% ../nbs/02_autograd.ipynb #ba536b9a
+# %% ../nbs/02_autograd.ipynb #be550de4
 class Add(Function):
     _node_name = 'AddBackward0'
     @staticmethod
@@ -318,7 +319,8 @@ class Mul(Function):
     @staticmethod
     def forward(ctx, a, b):
         xa, xb = _operands(a, b)
-        ctx.save_for_backward(a if isinstance(a, Tensor) else None, b if isinstance(b, Tensor) else None)
+        na, nb = ctx.needs_input_grad
+        ctx.save_for_backward(a if nb and isinstance(a, Tensor) else None, b if na and isinstance(b, Tensor) else None)
         ctx.scalars = (a, b)
         try: return xa * xb
         except ValueError: _broadcast_shape(xa.shape, xb.shape)
@@ -332,11 +334,14 @@ class Mul(Function):
 class Neg(Function):
     _node_name = 'NegBackward0'
     @staticmethod
-    def forward(ctx, a): return -a._data
+    def forward(ctx, a):
+        if a._data.dtype.kind == 'b':
+            raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.")
+        return -a._data
     @staticmethod
     def backward(ctx, grad): return -grad
 
-# %% ../nbs/02_autograd.ipynb #63e4f992
+# %% ../nbs/02_autograd.ipynb #d1ce7690
 def _dims(dim, ndim):
     "`dim` (None, an int, or a sequence) as a tuple of non-negative axes."
     if dim is None: return tuple(range(ndim))
@@ -365,7 +370,7 @@ def _sum(self, dim=None, keepdim=False, dtype=None):
     "The sum of the elements, over all dimensions or over `dim`."
     return Sum.apply(self, dim, keepdim, dtype)
 
-# %% ../nbs/02_autograd.ipynb #344debab
+# %% ../nbs/02_autograd.ipynb #37557461
 class View(Function):
     _node_name = 'ViewBackward0'
     @staticmethod
@@ -383,7 +388,7 @@ def _reshape(self, *shape):
 
 Tensor.reshape = Tensor.view = _reshape
 
-# %% ../nbs/02_autograd.ipynb #b1172a7f
+# %% ../nbs/02_autograd.ipynb #1730796a
 def add(input, other, *, alpha=1):
     "`input + alpha * other`, with broadcasting and type promotion."
     return Add.apply(input, other, alpha)
@@ -403,7 +408,7 @@ Tensor.__mul__ = Tensor.__rmul__ = lambda self, other: Mul.apply(self, other)
 Tensor.__neg__ = neg
 Tensor.__hash__ = object.__hash__  # tensors stay hashable by identity once the ops chapter adds ==
 
-# %% ../nbs/02_autograd.ipynb #8bee4746
+# %% ../nbs/02_autograd.ipynb #4735fd35
 def _graph(roots, targets):
     "The nodes to run, with their dependency counts: all nodes, or those on a path to a target."
     order, seen, stack = [], set(), [(n, False) for n in roots]
@@ -425,7 +430,7 @@ def _graph(roots, targets):
             if e is not None and e[0] in needed: deps[e[0]] += 1
     return deps
 
-# %% ../nbs/02_autograd.ipynb #ebb5c3d4
+# %% ../nbs/02_autograd.ipynb #896aed51
 def _pre_hooks(node, grads):
     "Run the hooks on each output's gradient; the last one of each output is `retain_grad`'s."
     for nr, hooks in getattr(node, '_pre_hooks', {}).items():
@@ -448,16 +453,19 @@ def _call_node(node, grads):
     if len(out) > len(node._edges) and all(g is None for g in out[len(node._edges):]): out = out[:len(node._edges)]  # extra Nones are allowed
     if len(out) != len(node._edges):
         raise RuntimeError(f"function {node.name()} returned an incorrect number of gradients (expected {len(node._edges)}, got {len(out)})")
+    out = list(out)
     for i, (g, meta) in enumerate(zip(out, node._input_meta)):
-        if g is not None and node._edges[i] is not None and tuple(g.shape) != tuple(meta[0]):
+        if g is None or node._edges[i] is None: continue
+        if tuple(g.shape) != tuple(meta[0]):
             raise RuntimeError(f"Function {node.name()} returned an invalid gradient at index {i} - got {list(g.shape)} but expected shape compatible with {list(meta[0])}")
+        if g._data.dtype != meta[1]: out[i] = g.to(_FROM_NUMPY[meta[1]])  # an input promoted to a wider dtype gets its gradient in its own
     return out
 
 def _zeros(meta):
     shape, dtype, device = meta
     return _wrap(array_module(device).zeros(shape, dtype), device)
 
-# %% ../nbs/02_autograd.ipynb #96c5ea14
+# %% ../nbs/02_autograd.ipynb #c3bdbc0c
 def _accumulate(node, grad, create_graph):
     "Run a leaf's hooks and add `grad` into its `.grad`."
     v = node.variable
@@ -468,7 +476,7 @@ def _accumulate(node, grad, create_graph):
     elif v.grad is None: v.grad = _wrap(grad._data.copy(), grad._device)
     else: v.grad._data += grad._data
 
-# %% ../nbs/02_autograd.ipynb #96585985
+# %% ../nbs/02_autograd.ipynb #1fe274f1
 def _run_backward(roots, grads, retain_graph, create_graph, targets=None):
     "Propagate `grads` from `roots` (node, output_nr) back through the graph; return captured target gradients."
     deps = _graph({n for n, _ in roots}, targets)
@@ -503,7 +511,7 @@ def _deliver(buffers, node, nr, g):
     buf = buffers.setdefault(node, [None] * _n_outputs(node))
     buf[nr] = g if buf[nr] is None else buf[nr] + g
 
-# %% ../nbs/02_autograd.ipynb #ac2a5e43
+# %% ../nbs/02_autograd.ipynb #a3d368c3
 def _root(t):
     if not t.requires_grad:
         raise RuntimeError("element 0 of tensors does not require grad and does not have a grad_fn")
@@ -540,7 +548,7 @@ def _tensor_backward(self, gradient=None, retain_graph=None, create_graph=False,
 
 Tensor.backward = _tensor_backward
 
-# %% ../nbs/02_autograd.ipynb #f409eefe
+# %% ../nbs/02_autograd.ipynb #8ba9cf6b
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, allow_unused=None, materialize_grads=False):
     "The gradients of `outputs` with respect to `inputs`, returned, not accumulated."
     outputs, inputs = _seq(outputs), _seq(inputs)
@@ -556,7 +564,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     if materialize_grads: result = tuple(g if g is not None else _wrap(t._data * 0, t._device) for g, t in zip(result, inputs))
     return result
 
-# %% ../nbs/02_autograd.ipynb #d74a9036
+# %% ../nbs/02_autograd.ipynb #87a68a4e
 def _register_hook(self, hook):
     "Call `hook(grad)` when this tensor's gradient is computed; a returned tensor replaces it."
     if not self.requires_grad: raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
@@ -575,7 +583,7 @@ def _retains_grad(self):
 
 Tensor.register_hook, Tensor.retain_grad, Tensor.retains_grad = _register_hook, _retain_grad, property(_retains_grad)
 
-# %% ../nbs/02_autograd.ipynb #802ce1f1
+# %% ../nbs/02_autograd.ipynb #b4ee67cb
 class GradcheckError(RuntimeError):
     "Raised by `gradcheck` when the analytical and numerical Jacobians differ."
 

@@ -21,19 +21,20 @@ def make_inputs(shapes, seed=0, dtype=np.float32, low=None, high=None, requires_
 def _outputs(out):
     return list(out) if isinstance(out, (tuple, list)) else [out]
 
-def check_op(fn, shapes=None, arrays=None, atol=1e-5, rtol=1e-5, grad_atol=1e-4, grad_rtol=1e-4, requires_grad=None, **kw):
-    "Compare `fn(lib, *inputs)` forward and input gradients between torch and lit_torch."
+def check_op(fn, shapes=None, arrays=None, atol=1e-5, rtol=1e-5, grad_atol=1e-4, grad_rtol=1e-4, requires_grad=None, device=None, **kw):
+    "Compare `fn(lib, *inputs)` forward and input gradients between torch (CPU) and lit_torch (on `device`)."
     arrays = arrays if arrays is not None else make_inputs(shapes, **kw)
     rg = requires_grad if requires_grad is not None else [a.dtype.kind == 'f' for a in arrays]
     rg = rg if isinstance(rg, (list, tuple)) else [rg] * len(arrays)
     t_in = [torch.tensor(a, requires_grad=r) for a, r in zip(arrays, rg)]
-    l_in = [lt.tensor(a, requires_grad=r) for a, r in zip(arrays, rg)]
+    l_in = [lt.tensor(a, requires_grad=r, device=device) for a, r in zip(arrays, rg)]
     t_out, l_out = _outputs(fn(torch, *t_in)), _outputs(fn(lt, *l_in))
     assert len(t_out) == len(l_out)
     for t, l in zip(t_out, l_out):
         assert repr(l.dtype) == repr(t.dtype), (l.dtype, t.dtype)
         assert tuple(l.shape) == tuple(t.shape), (l.shape, t.shape)
-        np.testing.assert_allclose(l.detach().numpy(), t.detach().numpy(), atol=atol, rtol=rtol)
+        if device is not None: assert l.device == lt.device(device) if device != 'cpu:0' else l.device == lt.device('cpu')
+        np.testing.assert_allclose(l.detach().cpu().numpy(), t.detach().numpy(), atol=atol, rtol=rtol)
     diff = [(t, l) for t, l in zip(t_out, l_out) if t.requires_grad]
     if not any(rg) or not diff: return
     assert all(l.requires_grad for _, l in diff)
@@ -42,14 +43,14 @@ def check_op(fn, shapes=None, arrays=None, atol=1e-5, rtol=1e-5, grad_atol=1e-4,
     sum(((t * torch.tensor(w, dtype=t.dtype)).sum() for (t, _), w in zip(diff, weights))).backward()
     total = None
     for (_, l), w in zip(diff, weights):
-        term = (l * lt.tensor(w, dtype=l.dtype)).sum()
+        term = (l * lt.tensor(w, dtype=l.dtype, device=l.device)).sum()
         total = term if total is None else total + term
     total.backward()
     for t, l in zip(t_in, l_in):
         if not t.requires_grad: continue
-        if t.grad is None: assert l.grad is None or not np.any(l.grad.numpy()); continue
+        if t.grad is None: assert l.grad is None or not np.any(l.grad.cpu().numpy()); continue
         assert l.grad is not None, 'lit_torch gave no gradient where torch did'
-        np.testing.assert_allclose(l.grad.numpy(), t.grad.numpy(), atol=grad_atol, rtol=grad_rtol)
+        np.testing.assert_allclose(l.grad.cpu().numpy(), t.grad.numpy(), atol=grad_atol, rtol=grad_rtol)
 
 def check_gradcheck(fn, shapes=None, arrays=None, gradgrad=False, **kw):
     "lit_torch's gradcheck (and optionally gradgradcheck) of `fn(lit_torch, *inputs)` in float64."

@@ -218,3 +218,26 @@ def test_gradcheck_catches_a_wrong_backward():
         def backward(ctx, g): x, = ctx.saved_tensors; return g * x  # should be 2x
     x = lt.tensor(B.astype(np.float64), requires_grad=True)
     with pytest.raises(lt.autograd.GradcheckError): lt.autograd.gradcheck(Wrong.apply, (x,))
+
+def test_gradient_is_cast_to_the_input_dtype():
+    for m in (torch, lt):
+        a = m.ones(2, requires_grad=True)
+        (a * m.ones(2, dtype=m.float64)).sum().backward()
+        assert repr(a.grad.dtype) == 'torch.float32'
+        b = m.ones(2, requires_grad=True)
+        b.sum(dtype=m.float64).backward()
+        assert repr(b.grad.dtype) == 'torch.float32'
+
+def test_mul_saves_only_what_backward_needs():
+    for m in (torch, lt):
+        x = m.ones(2, 3, requires_grad=True)
+        y = x * 1
+        y[0] = y[0] * 3  # changes y in place; mul by a number never needs y saved
+        y.sum().backward()
+        assert x.grad.tolist() == [[3., 3., 3.], [1., 1., 1.]]
+
+def test_negating_a_bool_tensor_is_an_error():
+    check_same_error(lambda m: -m.tensor([True, False]))
+
+def test_full_reduction_holds_an_array():
+    assert isinstance(lt.ones(2, 3).sum().numpy(), np.ndarray)
