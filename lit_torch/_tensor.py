@@ -7,13 +7,13 @@ __all__ = ['zeros_like', 'ones_like', 'empty_like', 'rand_like', 'randn_like', '
            'from_numpy', 'zeros', 'ones', 'empty', 'full', 'eye', 'arange', 'linspace', 'rand', 'randn', 'randint',
            'randperm', 'full_like', 'randint_like', 'from_dlpack']
 
-# %% ../nbs/01_tensor.ipynb #ebe5120d
+# %% ../nbs/01_tensor.ipynb #8eebdee0
 import numpy as np
 from .backend import (device, dtype, float32, float64, int64, _bool, _FROM_NUMPY, _cpu, _cupy,
                                canonical_device, array_module, device_context, dtype_from_numpy, check_dtype,
-                               get_default_dtype, default_generator_for)
+                               get_default_dtype, default_generator_for, Generator, _get_state)
 
-# %% ../nbs/01_tensor.ipynb #a3cea478
+# %% ../nbs/01_tensor.ipynb #e1f45327
 class Tensor:
     "A multi-dimensional array on a device, that can remember how it was computed."
     __slots__ = ('_data', '_device', '_requires_grad', 'grad', 'grad_fn', '_output_nr', '_version', '_accumulator', '_hooks', '__weakref__')
@@ -25,7 +25,7 @@ class Tensor:
         t = empty(*args, device=device) if sized else tensor(args[0], dtype=get_default_dtype(), device=device)
         _fill(self, t._data, t._device)
 
-# %% ../nbs/01_tensor.ipynb #60621794
+# %% ../nbs/01_tensor.ipynb #83e51687
 def _fill(t, data, device, grad_fn=None):
     "Set every slot of `t`: `data` is already on `device`, a canonical device."
     t._data, t._device, t._requires_grad, t.grad, t.grad_fn, t._output_nr = data, device, False, None, grad_fn, 0
@@ -37,7 +37,7 @@ def _wrap(data, device=_cpu, grad_fn=None):
     "A new tensor around `data` (already on `device`): the fast path every op uses."
     return _fill(_new(Tensor), data, device, grad_fn)
 
-# %% ../nbs/01_tensor.ipynb #8aaa8563
+# %% ../nbs/01_tensor.ipynb #73b19735
 class Size(tuple):
     "The shape of a tensor: a tuple that prints as `torch.Size([...])`."
     __slots__ = ()
@@ -64,7 +64,7 @@ def _wrap_dim(dim, ndim):
 Tensor.size, Tensor.dim, Tensor.numel = _size, lambda self: self._data.ndim, lambda self: self._data.size
 Tensor.ndimension, Tensor.nelement = Tensor.dim, Tensor.numel
 
-# %% ../nbs/01_tensor.ipynb #2973da28
+# %% ../nbs/01_tensor.ipynb #f5268fc6
 def _get_requires_grad(self): return self._requires_grad or self.grad_fn is not None
 
 def _set_requires_grad(self, flag):
@@ -84,7 +84,7 @@ def _requires_grad_(self, requires_grad=True):
 
 Tensor.requires_grad_ = _requires_grad_
 
-# %% ../nbs/01_tensor.ipynb #c3bfdb7b
+# %% ../nbs/01_tensor.ipynb #9edba60f
 def _infer_array(data):
     "NumPy array of `data` with PyTorch's dtype inference for Python numbers."
     if isinstance(data, Tensor): return data._data
@@ -120,7 +120,7 @@ def from_numpy(ndarray):
     dtype_from_numpy(ndarray.dtype)
     return _wrap(ndarray)
 
-# %% ../nbs/01_tensor.ipynb #1fb53636
+# %% ../nbs/01_tensor.ipynb #1607d616
 def _sizes(size):
     "`(2, 3)`, `((2, 3),)` or `(Size([2, 3]),)` as a tuple of ints."
     size = tuple(size[0]) if len(size) == 1 and isinstance(size[0], (tuple, list)) else size
@@ -161,7 +161,7 @@ def eye(n, m=None, dtype=None, device=None, requires_grad=False):
     "A 2-D tensor with ones on the diagonal."
     return _factory(lambda xp, dt: xp.eye(n, n if m is None else m, dtype=dt), dtype, device, requires_grad)
 
-# %% ../nbs/01_tensor.ipynb #ff339a77
+# %% ../nbs/01_tensor.ipynb #bdb6f93f
 def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False):
     "Values from `start` up to, not including, `end`, `step` apart."
     if end is None: start, end = 0, start
@@ -175,7 +175,7 @@ def linspace(start, end, steps, dtype=None, device=None, requires_grad=False):
     if steps < 0: raise RuntimeError(f"number of steps must be non-negative, got {steps}")
     return _factory(lambda xp, dt: xp.linspace(start, end, steps).astype(dt), dtype, device, requires_grad)
 
-# %% ../nbs/01_tensor.ipynb #e5a0977a
+# %% ../nbs/01_tensor.ipynb #58d7061b
 def _rng(generator, d):
     g = generator if generator is not None else default_generator_for(d)
     return g.numpy() if d.type == 'cpu' else g.cupy()
@@ -206,7 +206,7 @@ def randperm(n, generator=None, dtype=None, device=None, requires_grad=False):
     "A random permutation of `0 … n-1` (int64 unless told)."
     return _random(lambda g, s: g.permutation(n), (), generator, dtype, device, requires_grad, default=int64)
 
-# %% ../nbs/01_tensor.ipynb #c5655d24
+# %% ../nbs/01_tensor.ipynb #643169c6
 def _like(f):
     def like(input, dtype=None, device=None, requires_grad=False, **kwargs):
         return f(input.shape, dtype=dtype or input.dtype, device=device or input.device, requires_grad=requires_grad, **kwargs)
@@ -224,7 +224,7 @@ def randint_like(input, low, high=None, dtype=None, device=None, requires_grad=F
     "`randint` with the size, dtype and device of `input`."
     return randint(low, high, input.shape, dtype=dtype or input.dtype, device=device or input.device, requires_grad=requires_grad)
 
-# %% ../nbs/01_tensor.ipynb #20da2bc5
+# %% ../nbs/01_tensor.ipynb #2b8a1d66
 def _numpy_method(self, force=False):
     "The data as a NumPy array, sharing memory."
     if not force and self.requires_grad:
@@ -251,7 +251,7 @@ def _detach(self):
 
 Tensor.numpy, Tensor.item, Tensor.tolist, Tensor.detach = _numpy_method, _item, _tolist, _detach
 
-# %% ../nbs/01_tensor.ipynb #bfed4e0f
+# %% ../nbs/01_tensor.ipynb #edc972f4
 def _len(self):
     if self._data.ndim == 0: raise TypeError("len() of a 0-d tensor")
     return self._data.shape[0]
@@ -275,7 +275,7 @@ def _index(self):
 
 Tensor.__index__ = _index
 
-# %% ../nbs/01_tensor.ipynb #56b33493
+# %% ../nbs/01_tensor.ipynb #207a3f5c
 def _float_format(values):
     "A function that formats one float as PyTorch would, padded to the width of the widest nonzero finite value."
     finite = values[np.isfinite(values)]
@@ -296,7 +296,7 @@ def _values_str(a, prefix):
     s = np.array2string(a, separator=', ', prefix=prefix, threshold=1000, edgeitems=3, max_line_width=80, formatter=fmt)
     return s.replace(', ..., ', ',  ..., ')  # PyTorch pads the ellipsis inside a row
 
-# %% ../nbs/01_tensor.ipynb #b2ddc745
+# %% ../nbs/01_tensor.ipynb #9d1a05d5
 def _suffixes(self):
     out = []
     if self._device.type != 'cpu': out.append(f"device='{self._device}'")
@@ -319,7 +319,7 @@ def _repr(self, prefix='tensor('):
 
 Tensor.__repr__ = Tensor.__str__ = _repr
 
-# %% ../nbs/01_tensor.ipynb #742e798b
+# %% ../nbs/01_tensor.ipynb #82de9172
 Tensor.__dlpack__ = lambda self, **kwargs: self._data.__dlpack__(**kwargs)
 Tensor.__dlpack_device__ = lambda self: self._data.__dlpack_device__()
 _DLPACK_CUDA = 2
@@ -332,3 +332,10 @@ def from_dlpack(ext_tensor):
     a = np.from_dlpack(ext_tensor)
     dtype_from_numpy(a.dtype)
     return _wrap(a)
+
+# %% ../nbs/01_tensor.ipynb #fc47db5a
+def _get_state_tensor(self):
+    "The generator's state as a `uint8` tensor."
+    return _wrap(_get_state(self))
+
+Generator.get_state = _get_state_tensor

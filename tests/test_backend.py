@@ -98,9 +98,13 @@ def test_generator_state_round_trip():
 def test_bad_state_changes_nothing():
     g = lt.Generator().manual_seed(7)
     state = g.get_state()
-    with pytest.raises(TypeError): g.set_state(state.astype(np.int32))
+    with pytest.raises(TypeError): g.set_state(state.numpy().astype(np.int32))
     with pytest.raises(RuntimeError, match='wrong size'): g.set_state(state[:-1])
-    np.testing.assert_array_equal(g.get_state(), state)
+    np.testing.assert_array_equal(g.get_state().numpy(), state.numpy())
+
+def test_rng_state_is_a_byte_tensor_like_torch():
+    ours, theirs = lt.get_rng_state(), torch.get_rng_state()
+    assert isinstance(ours, lt.Tensor) and repr(ours.dtype) == repr(theirs.dtype) == 'torch.uint8' and ours.dim() == 1
 
 def test_global_seed_reproduces():
     lt.manual_seed(3); a = lt.default_generator.numpy().random(4)
