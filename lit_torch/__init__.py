@@ -35,3 +35,7 @@ from .ops import (sub, subtract, div, divide, true_divide, floor_divide, remaind
 from .shape_ops import (permute, transpose, swapaxes, swapdims, t, unsqueeze, squeeze, flatten, unflatten, movedim,
                         moveaxis, select, narrow, cat, concat, concatenate, stack, split, chunk, unbind, gather,
                         scatter, scatter_add, index_select, tril, triu)
+
+# nn.Module and Parameter (nbs/05_module.ipynb); state_dict, load_state_dict, save and load (nbs/06_state_dict.ipynb)
+from . import nn
+from .serialization import save, load

@@ -7,13 +7,13 @@ __all__ = ['sum', 'is_grad_enabled', 'no_grad', 'enable_grad', 'inference_mode',
            'AccumulateGrad', 'BackwardNode', 'FunctionMeta', 'Function', 'SumToSize', 'Expand', 'Add', 'Mul', 'Neg',
            'Sum', 'View', 'add', 'mul', 'neg', 'backward', 'grad', 'GradcheckError', 'gradcheck', 'gradgradcheck']
 
-# %% ../nbs/02_autograd.ipynb #2c6b6671
+# %% ../nbs/02_autograd.ipynb #19cb179f
 import functools, threading, weakref
 import numpy as np
 from .backend import result_dtype, _FROM_NUMPY, get_default_dtype, get_array_module, array_module
 from ._tensor import Tensor, _wrap, _new, Size
 
-# %% ../nbs/02_autograd.ipynb #e4367a21
+# %% ../nbs/02_autograd.ipynb #1d70fb57
 class _GradMode(threading.local):
     enabled = True  # the default in every new thread
 
@@ -23,7 +23,7 @@ def is_grad_enabled():
     "Whether operations are recorded for autograd in this thread."
     return _grad_mode.enabled
 
-# %% ../nbs/02_autograd.ipynb #e711d0e4
+# %% ../nbs/02_autograd.ipynb #5c32681d
 class _GradModeContext:
     "A context manager, and decorator, that sets grad mode to `self.mode` and restores it."
     def __new__(cls, *args):
@@ -59,7 +59,7 @@ class set_grad_enabled(_GradModeContext):
     def __enter__(self): pass
     def clone(self): return type(self)(self.mode)
 
-# %% ../nbs/02_autograd.ipynb #5bb4d704
+# %% ../nbs/02_autograd.ipynb #45ff29cb
 class Node:
     "A step of the backward graph, PyTorch's `grad_fn`: turns output gradients into input gradients."
     _edges = ()  # (node, output_nr) per input, None for inputs that get no gradient
@@ -75,17 +75,24 @@ class Node:
     def __repr__(self): return f'<{self.name()} object at {id(self):#x}>'
 
 class RemovableHandle:
-    "Returned by `register_hook`: `remove()` takes the hook out again."
-    def __init__(self, hooks, key): self.hooks, self.key = hooks, key
-    def remove(self): self.hooks.pop(self.key, None)
+    "Returned by every `register_*hook`: `remove()` takes the hook out again; also a context manager."
+    _next_id = 0
+    def __init__(self, hooks_dict, *, extra_dict=None):
+        self.id = RemovableHandle._next_id
+        RemovableHandle._next_id += 1
+        extras = extra_dict if isinstance(extra_dict, (list, tuple)) else [extra_dict] if extra_dict is not None else []
+        self._dicts = (hooks_dict, *extras)
+    def remove(self):
+        for d in self._dicts: d.pop(self.id, None)
+    def __enter__(self): return self
+    def __exit__(self, *exc): self.remove()
 
-_hook_ids = iter(range(1 << 62))
 def _add_hook(hooks, hook):
-    key = next(_hook_ids)
-    hooks[key] = hook
-    return RemovableHandle(hooks, key)
+    handle = RemovableHandle(hooks)
+    hooks[handle.id] = hook
+    return handle
 
-# %% ../nbs/02_autograd.ipynb #a4333b93
+# %% ../nbs/02_autograd.ipynb #228e1c2b
 class AccumulateGrad(Node):
     "The node at a leaf: adds the gradient that reaches it to `variable.grad`."
     def __init__(self, variable): self.variable = variable
@@ -104,7 +111,7 @@ def _edge(t):
     if t.grad_fn is not None: return (t.grad_fn, t._output_nr)
     return (_accumulator(t), 0) if t._requires_grad else None
 
-# %% ../nbs/02_autograd.ipynb #3da9a152
+# %% ../nbs/02_autograd.ipynb #f1216cd5
 class BackwardNode(Node):
     "A node made by `Function.apply`; also the `ctx` its `forward` and `backward` receive."
     _forward_cls = None
@@ -136,7 +143,7 @@ class FunctionMeta(type):
         node_name = attrs.get('_node_name', name + 'Backward')
         cls._backward_cls = type(node_name, (BackwardNode,), {'_forward_cls': cls, '__module__': cls.__module__})
 
-# %% ../nbs/02_autograd.ipynb #b91222b2
+# %% ../nbs/02_autograd.ipynb #b4bab527
 class _SavedOutput:
     "What a node keeps of a tensor it saved that is one of its own outputs: data, not the tensor."
     __slots__ = ('data', 'device', 'version', 'output_nr')
@@ -164,7 +171,7 @@ def _saved_tensors(self):
 
 BackwardNode.saved_tensors = property(_saved_tensors)
 
-# %% ../nbs/02_autograd.ipynb #faedadfe
+# %% ../nbs/02_autograd.ipynb #f5124e40
 class Function(metaclass=FunctionMeta):
     "Subclass with static `forward(ctx, *args)` and `backward(ctx, *grads)`; call with `apply`."
     @staticmethod
@@ -216,7 +223,7 @@ def _save(t, outputs):
     if t is None: return None, 0
     return (_SavedOutput(t) if any(t is o for o in outputs) else t), t._version[0]
 
-# %% ../nbs/02_autograd.ipynb #be57bf37
+# %% ../nbs/02_autograd.ipynb #4beeef19
 def _check_same_device(a, b):
     if a._device != b._device:
         raise RuntimeError(f"Expected all tensors to be on the same device, but found at least two devices, {a._device} and {b._device}!")
@@ -243,7 +250,7 @@ def _operands(a, b):
     xb, xa = _operands(b, a)
     return xa, xb
 
-# %% ../nbs/02_autograd.ipynb #711eb212
+# %% ../nbs/02_autograd.ipynb #2ba78357
 def _broadcast_shape(*shapes):
     "The broadcast of `shapes`, or PyTorch's error naming the sizes that disagree."
     try: return np.broadcast_shapes(*shapes)
@@ -299,7 +306,7 @@ def _expand(self, *sizes):
 Tensor.sum_to_size, Tensor.expand = _sum_to_size, _expand
 Tensor.expand_as = lambda self, other: self.expand(other.shape)
 
-# %% ../nbs/02_autograd.ipynb #be550de4
+# %% ../nbs/02_autograd.ipynb #6fc08030
 class Add(Function):
     _node_name = 'AddBackward0'
     @staticmethod
@@ -341,7 +348,7 @@ class Neg(Function):
     @staticmethod
     def backward(ctx, grad): return -grad
 
-# %% ../nbs/02_autograd.ipynb #d1ce7690
+# %% ../nbs/02_autograd.ipynb #3f0c185a
 def _dims(dim, ndim):
     "`dim` (None, an int, or a sequence) as a tuple of non-negative axes."
     if dim is None: return tuple(range(ndim))
@@ -370,7 +377,7 @@ def _sum(self, dim=None, keepdim=False, dtype=None):
     "The sum of the elements, over all dimensions or over `dim`."
     return Sum.apply(self, dim, keepdim, dtype)
 
-# %% ../nbs/02_autograd.ipynb #37557461
+# %% ../nbs/02_autograd.ipynb #1e4a94e3
 class View(Function):
     _node_name = 'ViewBackward0'
     @staticmethod
@@ -388,7 +395,7 @@ def _reshape(self, *shape):
 
 Tensor.reshape = Tensor.view = _reshape
 
-# %% ../nbs/02_autograd.ipynb #1730796a
+# %% ../nbs/02_autograd.ipynb #8f029661
 def add(input, other, *, alpha=1):
     "`input + alpha * other`, with broadcasting and type promotion."
     return Add.apply(input, other, alpha)
@@ -408,7 +415,7 @@ Tensor.__mul__ = Tensor.__rmul__ = lambda self, other: Mul.apply(self, other)
 Tensor.__neg__ = neg
 Tensor.__hash__ = object.__hash__  # tensors stay hashable by identity once the ops chapter adds ==
 
-# %% ../nbs/02_autograd.ipynb #4735fd35
+# %% ../nbs/02_autograd.ipynb #e49a14aa
 def _graph(roots, targets):
     "The nodes to run, with their dependency counts: all nodes, or those on a path to a target."
     order, seen, stack = [], set(), [(n, False) for n in roots]
@@ -430,7 +437,7 @@ def _graph(roots, targets):
             if e is not None and e[0] in needed: deps[e[0]] += 1
     return deps
 
-# %% ../nbs/02_autograd.ipynb #896aed51
+# %% ../nbs/02_autograd.ipynb #20804b79
 def _pre_hooks(node, grads):
     "Run the hooks on each output's gradient; the last one of each output is `retain_grad`'s."
     for nr, hooks in getattr(node, '_pre_hooks', {}).items():
@@ -465,7 +472,7 @@ def _zeros(meta):
     shape, dtype, device = meta
     return _wrap(array_module(device).zeros(shape, dtype), device)
 
-# %% ../nbs/02_autograd.ipynb #c3bdbc0c
+# %% ../nbs/02_autograd.ipynb #240c490f
 def _accumulate(node, grad, create_graph):
     "Run a leaf's hooks and add `grad` into its `.grad`."
     v = node.variable
@@ -476,7 +483,7 @@ def _accumulate(node, grad, create_graph):
     elif v.grad is None: v.grad = _wrap(grad._data.copy(), grad._device)
     else: v.grad._data += grad._data
 
-# %% ../nbs/02_autograd.ipynb #1fe274f1
+# %% ../nbs/02_autograd.ipynb #e1c672eb
 def _run_backward(roots, grads, retain_graph, create_graph, targets=None):
     "Propagate `grads` from `roots` (node, output_nr) back through the graph; return captured target gradients."
     deps = _graph({n for n, _ in roots}, targets)
@@ -511,7 +518,7 @@ def _deliver(buffers, node, nr, g):
     buf = buffers.setdefault(node, [None] * _n_outputs(node))
     buf[nr] = g if buf[nr] is None else buf[nr] + g
 
-# %% ../nbs/02_autograd.ipynb #a3d368c3
+# %% ../nbs/02_autograd.ipynb #0c27b657
 def _root(t):
     if not t.requires_grad:
         raise RuntimeError("element 0 of tensors does not require grad and does not have a grad_fn")
@@ -548,7 +555,7 @@ def _tensor_backward(self, gradient=None, retain_graph=None, create_graph=False,
 
 Tensor.backward = _tensor_backward
 
-# %% ../nbs/02_autograd.ipynb #8ba9cf6b
+# %% ../nbs/02_autograd.ipynb #d9395e3f
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, allow_unused=None, materialize_grads=False):
     "The gradients of `outputs` with respect to `inputs`, returned, not accumulated."
     outputs, inputs = _seq(outputs), _seq(inputs)
@@ -564,7 +571,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     if materialize_grads: result = tuple(g if g is not None else _wrap(t._data * 0, t._device) for g, t in zip(result, inputs))
     return result
 
-# %% ../nbs/02_autograd.ipynb #87a68a4e
+# %% ../nbs/02_autograd.ipynb #9b5c6456
 def _register_hook(self, hook):
     "Call `hook(grad)` when this tensor's gradient is computed; a returned tensor replaces it."
     if not self.requires_grad: raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
@@ -583,7 +590,7 @@ def _retains_grad(self):
 
 Tensor.register_hook, Tensor.retain_grad, Tensor.retains_grad = _register_hook, _retain_grad, property(_retains_grad)
 
-# %% ../nbs/02_autograd.ipynb #b4ee67cb
+# %% ../nbs/02_autograd.ipynb #7377ce74
 class GradcheckError(RuntimeError):
     "Raised by `gradcheck` when the analytical and numerical Jacobians differ."
 

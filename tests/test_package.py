@@ -1,4 +1,4 @@
-"The package as a user gets it: a wheel that imports with NumPy alone, and nothing heavy at import."
+"The package as a user gets it: a wheel that needs NumPy (and safetensors, imported only by save/load), and nothing heavy at import."
 import os, subprocess, sys, venv
 from pathlib import Path
 import pytest
@@ -13,7 +13,7 @@ def test_import_loads_nothing_heavy():
 
 @pytest.mark.timeout(600)
 def test_wheel_in_clean_venv(tmp_path):
-    "pip builds a wheel; in a fresh venv with only that wheel and NumPy, lit_torch imports and works."
+    "pip builds a wheel; in a fresh venv with only that wheel and its requirements, lit_torch imports and works."
     subprocess.run([sys.executable, '-m', 'pip', 'wheel', '-q', '--no-deps', '-w', tmp_path / 'wheels', str(ROOT)], check=True)
     wheel, = (tmp_path / 'wheels').glob('lit_torch-*.whl')
     venv.create(tmp_path / 'env', with_pip=True)
@@ -22,7 +22,7 @@ def test_wheel_in_clean_venv(tmp_path):
     subprocess.run([py, '-m', 'pip', 'install', '-q', '--disable-pip-version-check', wheel], check=True, env=env)
     installed = subprocess.run([py, '-m', 'pip', 'list', '--format=freeze'], capture_output=True, text=True, check=True, env=env).stdout
     names = {l.split('==')[0].lower() for l in installed.split()} - {'pip', 'setuptools', 'wheel'}
-    assert names == {'lit_torch', 'numpy'} or names == {'lit-torch', 'numpy'}, names
+    assert names == {'lit_torch', 'numpy', 'safetensors'} or names == {'lit-torch', 'numpy', 'safetensors'}, names
     check = "import lit_torch as t; t.manual_seed(0); print(t.float32, t.device('cpu:1'), t.__file__)"
     out = subprocess.run([py, '-c', check], capture_output=True, text=True, check=True, env=env, cwd=tmp_path).stdout
     assert out.startswith('torch.float32 cpu:1') and str(tmp_path / 'env') in out, out

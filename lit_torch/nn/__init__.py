@@ -1,0 +1,4 @@
+# torch.nn's front door: it only imports. Like lit_torch/__init__.py, it is written by hand; the
+# modules it imports are exported from nbs/05_module.ipynb and the chapters after it.
+from .modules.module import (Module, Parameter, register_module_forward_pre_hook, register_module_forward_hook,
+                             register_module_full_backward_pre_hook, register_module_full_backward_hook)
