@@ -39,3 +39,6 @@ from .shape_ops import (permute, transpose, swapaxes, swapdims, t, unsqueeze, sq
 # nn.Module and Parameter (nbs/05_module.ipynb); state_dict, load_state_dict, save and load (nbs/06_state_dict.ipynb)
 from . import nn
 from .serialization import save, load
+
+# Optimizers and learning-rate schedules (nbs/08_optim.ipynb, nbs/08a_lr_scheduler.ipynb)
+from . import optim
