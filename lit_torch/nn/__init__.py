@@ -2,3 +2,4 @@
 # modules it imports are exported from nbs/05_module.ipynb and the chapters after it.
 from .modules.module import (Module, Parameter, register_module_forward_pre_hook, register_module_forward_hook,
                              register_module_full_backward_pre_hook, register_module_full_backward_hook)
+from . import init
