@@ -7,13 +7,13 @@ __all__ = ['sum', 'is_grad_enabled', 'no_grad', 'enable_grad', 'inference_mode',
            'AccumulateGrad', 'BackwardNode', 'FunctionMeta', 'Function', 'SumToSize', 'Expand', 'Add', 'Mul', 'Neg',
            'Sum', 'View', 'add', 'mul', 'neg', 'backward', 'grad', 'GradcheckError', 'gradcheck', 'gradgradcheck']
 
-# %% ../nbs/02_autograd.ipynb #19cb179f
+# %% ../nbs/02_autograd.ipynb #91a65acb
 import functools, threading, weakref
 import numpy as np
 from .backend import result_dtype, _FROM_NUMPY, get_default_dtype, get_array_module, array_module
 from ._tensor import Tensor, _wrap, _new, Size
 
-# %% ../nbs/02_autograd.ipynb #1d70fb57
+# %% ../nbs/02_autograd.ipynb #f406c726
 class _GradMode(threading.local):
     enabled = True  # the default in every new thread
 
@@ -23,7 +23,7 @@ def is_grad_enabled():
     "Whether operations are recorded for autograd in this thread."
     return _grad_mode.enabled
 
-# %% ../nbs/02_autograd.ipynb #5c32681d
+# %% ../nbs/02_autograd.ipynb #2957cc0f
 class _GradModeContext:
     "A context manager, and decorator, that sets grad mode to `self.mode` and restores it."
     def __new__(cls, *args):
@@ -59,7 +59,7 @@ class set_grad_enabled(_GradModeContext):
     def __enter__(self): pass
     def clone(self): return type(self)(self.mode)
 
-# %% ../nbs/02_autograd.ipynb #45ff29cb
+# %% ../nbs/02_autograd.ipynb #892a0f23
 class Node:
     "A step of the backward graph, PyTorch's `grad_fn`: turns output gradients into input gradients."
     _edges = ()  # (node, output_nr) per input, None for inputs that get no gradient
@@ -92,7 +92,7 @@ def _add_hook(hooks, hook):
     hooks[handle.id] = hook
     return handle
 
-# %% ../nbs/02_autograd.ipynb #228e1c2b
+# %% ../nbs/02_autograd.ipynb #ebfbe538
 class AccumulateGrad(Node):
     "The node at a leaf: adds the gradient that reaches it to `variable.grad`."
     def __init__(self, variable): self.variable = variable
@@ -111,7 +111,7 @@ def _edge(t):
     if t.grad_fn is not None: return (t.grad_fn, t._output_nr)
     return (_accumulator(t), 0) if t._requires_grad else None
 
-# %% ../nbs/02_autograd.ipynb #f1216cd5
+# %% ../nbs/02_autograd.ipynb #b9f45b50
 class BackwardNode(Node):
     "A node made by `Function.apply`; also the `ctx` its `forward` and `backward` receive."
     _forward_cls = None
@@ -143,7 +143,7 @@ class FunctionMeta(type):
         node_name = attrs.get('_node_name', name + 'Backward')
         cls._backward_cls = type(node_name, (BackwardNode,), {'_forward_cls': cls, '__module__': cls.__module__})
 
-# %% ../nbs/02_autograd.ipynb #b4bab527
+# %% ../nbs/02_autograd.ipynb #b1c64652
 class _SavedOutput:
     "What a node keeps of a tensor it saved that is one of its own outputs: data, not the tensor."
     __slots__ = ('data', 'device', 'version', 'output_nr')
@@ -171,9 +171,9 @@ def _saved_tensors(self):
 
 BackwardNode.saved_tensors = property(_saved_tensors)
 
-# %% ../nbs/02_autograd.ipynb #f5124e40
+# %% ../nbs/02_autograd.ipynb #7ced9554
 class Function(metaclass=FunctionMeta):
-    "Subclass with static `forward(ctx, *args)` and `backward(ctx, *grads)`; call with `apply`."
+    "Subclass with static `forward(ctx, *args)` and `backward(ctx, *grads)`; call it through its apply classmethod."
     @staticmethod
     def forward(ctx, *args, **kwargs): raise NotImplementedError("You must implement the forward function for custom autograd.Function.")
     @staticmethod
@@ -223,7 +223,7 @@ def _save(t, outputs):
     if t is None: return None, 0
     return (_SavedOutput(t) if any(t is o for o in outputs) else t), t._version[0]
 
-# %% ../nbs/02_autograd.ipynb #4beeef19
+# %% ../nbs/02_autograd.ipynb #5b0e767a
 def _check_same_device(a, b):
     if a._device != b._device:
         raise RuntimeError(f"Expected all tensors to be on the same device, but found at least two devices, {a._device} and {b._device}!")
@@ -250,7 +250,7 @@ def _operands(a, b):
     xb, xa = _operands(b, a)
     return xa, xb
 
-# %% ../nbs/02_autograd.ipynb #2ba78357
+# %% ../nbs/02_autograd.ipynb #4f3ffa1d
 def _broadcast_shape(*shapes):
     "The broadcast of `shapes`, or PyTorch's error naming the sizes that disagree."
     try: return np.broadcast_shapes(*shapes)
@@ -306,7 +306,7 @@ def _expand(self, *sizes):
 Tensor.sum_to_size, Tensor.expand = _sum_to_size, _expand
 Tensor.expand_as = lambda self, other: self.expand(other.shape)
 
-# %% ../nbs/02_autograd.ipynb #6fc08030
+# %% ../nbs/02_autograd.ipynb #cf49a441
 class Add(Function):
     _node_name = 'AddBackward0'
     @staticmethod
@@ -348,7 +348,7 @@ class Neg(Function):
     @staticmethod
     def backward(ctx, grad): return -grad
 
-# %% ../nbs/02_autograd.ipynb #3f0c185a
+# %% ../nbs/02_autograd.ipynb #acadc5c5
 def _dims(dim, ndim):
     "`dim` (None, an int, or a sequence) as a tuple of non-negative axes."
     if dim is None: return tuple(range(ndim))
@@ -377,7 +377,7 @@ def _sum(self, dim=None, keepdim=False, dtype=None):
     "The sum of the elements, over all dimensions or over `dim`."
     return Sum.apply(self, dim, keepdim, dtype)
 
-# %% ../nbs/02_autograd.ipynb #1e4a94e3
+# %% ../nbs/02_autograd.ipynb #d0b24e54
 class View(Function):
     _node_name = 'ViewBackward0'
     @staticmethod
@@ -395,7 +395,7 @@ def _reshape(self, *shape):
 
 Tensor.reshape = Tensor.view = _reshape
 
-# %% ../nbs/02_autograd.ipynb #8f029661
+# %% ../nbs/02_autograd.ipynb #3b6feef3
 def add(input, other, *, alpha=1):
     "`input + alpha * other`, with broadcasting and type promotion."
     return Add.apply(input, other, alpha)
@@ -415,7 +415,7 @@ Tensor.__mul__ = Tensor.__rmul__ = lambda self, other: Mul.apply(self, other)
 Tensor.__neg__ = neg
 Tensor.__hash__ = object.__hash__  # tensors stay hashable by identity once the ops chapter adds ==
 
-# %% ../nbs/02_autograd.ipynb #e49a14aa
+# %% ../nbs/02_autograd.ipynb #408c2c63
 def _graph(roots, targets):
     "The nodes to run, with their dependency counts: all nodes, or those on a path to a target."
     order, seen, stack = [], set(), [(n, False) for n in roots]
@@ -437,7 +437,7 @@ def _graph(roots, targets):
             if e is not None and e[0] in needed: deps[e[0]] += 1
     return deps
 
-# %% ../nbs/02_autograd.ipynb #20804b79
+# %% ../nbs/02_autograd.ipynb #9a29f512
 def _pre_hooks(node, grads):
     "Run the hooks on each output's gradient; the last one of each output is `retain_grad`'s."
     for nr, hooks in getattr(node, '_pre_hooks', {}).items():
@@ -472,7 +472,7 @@ def _zeros(meta):
     shape, dtype, device = meta
     return _wrap(array_module(device).zeros(shape, dtype), device)
 
-# %% ../nbs/02_autograd.ipynb #240c490f
+# %% ../nbs/02_autograd.ipynb #22b1fa41
 def _accumulate(node, grad, create_graph):
     "Run a leaf's hooks and add `grad` into its `.grad`."
     v = node.variable
@@ -483,7 +483,7 @@ def _accumulate(node, grad, create_graph):
     elif v.grad is None: v.grad = _wrap(grad._data.copy(), grad._device)
     else: v.grad._data += grad._data
 
-# %% ../nbs/02_autograd.ipynb #e1c672eb
+# %% ../nbs/02_autograd.ipynb #7ebf3bf5
 def _run_backward(roots, grads, retain_graph, create_graph, targets=None):
     "Propagate `grads` from `roots` (node, output_nr) back through the graph; return captured target gradients."
     deps = _graph({n for n, _ in roots}, targets)
@@ -496,7 +496,9 @@ def _run_backward(roots, grads, retain_graph, create_graph, targets=None):
         while ready:
             node = ready.pop()
             grads_in = _pre_hooks(node, buffers.pop(node, None) or [None] * _n_outputs(node))
-            if targets is not None and node in targets: captured[node] = grads_in
+            if targets is not None and node in targets:
+                captured[node] = grads_in
+                if not any(e is not None and e[0] in deps for e in node._edges): continue  # nothing needed lies beyond it
             if isinstance(node, AccumulateGrad):
                 if targets is None and grads_in[0] is not None: _accumulate(node, grads_in[0], create_graph)
                 continue
@@ -518,7 +520,7 @@ def _deliver(buffers, node, nr, g):
     buf = buffers.setdefault(node, [None] * _n_outputs(node))
     buf[nr] = g if buf[nr] is None else buf[nr] + g
 
-# %% ../nbs/02_autograd.ipynb #0c27b657
+# %% ../nbs/02_autograd.ipynb #0fa91f8f
 def _root(t):
     if not t.requires_grad:
         raise RuntimeError("element 0 of tensors does not require grad and does not have a grad_fn")
@@ -555,7 +557,7 @@ def _tensor_backward(self, gradient=None, retain_graph=None, create_graph=False,
 
 Tensor.backward = _tensor_backward
 
-# %% ../nbs/02_autograd.ipynb #d9395e3f
+# %% ../nbs/02_autograd.ipynb #7f386c66
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, allow_unused=None, materialize_grads=False):
     "The gradients of `outputs` with respect to `inputs`, returned, not accumulated."
     outputs, inputs = _seq(outputs), _seq(inputs)
@@ -571,7 +573,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     if materialize_grads: result = tuple(g if g is not None else _wrap(t._data * 0, t._device) for g, t in zip(result, inputs))
     return result
 
-# %% ../nbs/02_autograd.ipynb #9b5c6456
+# %% ../nbs/02_autograd.ipynb #11aa4c8a
 def _register_hook(self, hook):
     "Call `hook(grad)` when this tensor's gradient is computed; a returned tensor replaces it."
     if not self.requires_grad: raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
@@ -590,7 +592,7 @@ def _retains_grad(self):
 
 Tensor.register_hook, Tensor.retain_grad, Tensor.retains_grad = _register_hook, _retain_grad, property(_retains_grad)
 
-# %% ../nbs/02_autograd.ipynb #7377ce74
+# %% ../nbs/02_autograd.ipynb #64dfef75
 class GradcheckError(RuntimeError):
     "Raised by `gradcheck` when the analytical and numerical Jacobians differ."
 

@@ -9,12 +9,12 @@ __all__ = ['float16', 'float32', 'float64', 'int8', 'int16', 'int32', 'int64', '
            'promote_types', 'scalar_dtype', 'result_dtype', 'Generator', 'default_generator_for', 'manual_seed', 'seed',
            'initial_seed', 'get_rng_state', 'set_rng_state', 'cuda', 'cpu']
 
-# %% ../nbs/00_import.ipynb #15efb836
+# %% ../nbs/00_import.ipynb #902a79e9
 import os
 from contextlib import nullcontext
 import numpy as np
 
-# %% ../nbs/00_import.ipynb #7972c367
+# %% ../nbs/00_import.ipynb #9a6a6bdb
 _DEVICE_TYPES = ('cpu', 'cuda')
 
 def _parse_device_string(s):
@@ -28,7 +28,7 @@ def _parse_device_string(s):
         raise RuntimeError(f"Invalid device string: '{s}'")
     return type, int(index)
 
-# %% ../nbs/00_import.ipynb #bf848730
+# %% ../nbs/00_import.ipynb #c175f4c6
 class device:
     "Where a tensor's data lives: `cpu`, a virtual `cpu:N`, or `cuda:N`."
     __slots__ = ('type', 'index')
@@ -51,7 +51,7 @@ class device:
     def __hash__(self): return hash((self.type, self.index))
     def __reduce__(self): return device, (self.type, self.index)
 
-# %% ../nbs/00_import.ipynb #d49b48de
+# %% ../nbs/00_import.ipynb #b32825d9
 def cpu_device_count():
     "How many virtual CPU devices there are: `LIT_TORCH_CPU_DEVICES`, or 8."
     return int(os.environ.get('LIT_TORCH_CPU_DEVICES', 8))
@@ -72,7 +72,7 @@ def cuda_device_count():
     try: return _cupy().cuda.runtime.getDeviceCount()
     except Exception: return 0
 
-# %% ../nbs/00_import.ipynb #5d153c5c
+# %% ../nbs/00_import.ipynb #fbbbb00d
 _cpu = device('cpu')
 
 def canonical_device(d):
@@ -90,7 +90,7 @@ def canonical_device(d):
     if index >= n: raise RuntimeError(f"{d} does not exist: CuPy sees {n} GPU(s), cuda:0 to cuda:{n-1}")
     return device('cuda', index)
 
-# %% ../nbs/00_import.ipynb #8672a80a
+# %% ../nbs/00_import.ipynb #93a52474
 def array_module(d):
     "NumPy for a CPU device, CuPy for a CUDA one."
     return np if d.type == 'cpu' else _cupy()
@@ -105,7 +105,7 @@ def device_context(d):
     "A context that makes `d` the current device while arrays are created on it."
     return nullcontext() if d.type == 'cpu' else _cupy().cuda.Device(d.index)
 
-# %% ../nbs/00_import.ipynb #b0c40321
+# %% ../nbs/00_import.ipynb #03e52c02
 class dtype:
     "A tensor element type with PyTorch's name, backed by a NumPy dtype."
     __slots__ = ('name', 'numpy', 'is_floating_point', 'is_signed', 'itemsize')
@@ -118,7 +118,7 @@ class dtype:
     def __repr__(self): return f'torch.{self.name}'
     def __reduce__(self): return self.name  # pickle refers to the module-level object
 
-# %% ../nbs/00_import.ipynb #36f278de
+# %% ../nbs/00_import.ipynb #85b520df
 float16, float32, float64 = dtype('float16', np.float16), dtype('float32', np.float32), dtype('float64', np.float64)
 int8, int16, int32, int64 = (dtype(f'int{b}', f'int{b}') for b in (8, 16, 32, 64))
 uint8 = dtype('uint8', np.uint8)
@@ -126,7 +126,7 @@ _bool = dtype('bool', np.bool_)  # exported as `lit_torch.bool`; a module-level 
 _DTYPES = (float16, float32, float64, int8, int16, int32, int64, uint8, _bool)
 _FROM_NUMPY = {d.numpy: d for d in _DTYPES}
 
-# %% ../nbs/00_import.ipynb #5b29fbc7
+# %% ../nbs/00_import.ipynb #7d0b324e
 def dtype_from_numpy(np_dtype):
     "The lit_torch dtype of a NumPy (or CuPy) dtype."
     try: return _FROM_NUMPY[np.dtype(np_dtype)]
@@ -137,7 +137,7 @@ def check_dtype(d, fn='tensor'):
     if isinstance(d, dtype): return d
     raise TypeError(f"{fn}(): argument 'dtype' must be torch.dtype, not {type(d).__name__} ({d!r})")
 
-# %% ../nbs/00_import.ipynb #b617955d
+# %% ../nbs/00_import.ipynb #da6ae787
 _default_dtype = float32
 
 def get_default_dtype():
@@ -151,7 +151,7 @@ def set_default_dtype(d):
         raise TypeError(f"only floating-point types are supported as the default type, got {d!r}")
     _default_dtype = d
 
-# %% ../nbs/00_import.ipynb #5f5c2b28
+# %% ../nbs/00_import.ipynb #c93c92ff
 def promote_types(type1, type2):
     "The smallest dtype that both `type1` and `type2` convert to, by PyTorch's rules."
     if type1 is type2: return type1
@@ -159,7 +159,7 @@ def promote_types(type1, type2):
         return type1 if type1.is_floating_point else type2
     return _FROM_NUMPY[np.promote_types(type1.numpy, type2.numpy)]
 
-# %% ../nbs/00_import.ipynb #d8237e89
+# %% ../nbs/00_import.ipynb #38373f53
 def scalar_dtype(x):
     "The dtype a Python number takes part in promotion with."
     if isinstance(x, (bool, np.bool_)): return _bool
@@ -183,7 +183,7 @@ def result_dtype(dim_dtypes=(), zero_dim_dtypes=(), scalar_dtypes=()):
     return _combine_categories(_promote_all(dim_dtypes),
                                _combine_categories(_promote_all(zero_dim_dtypes), _promote_all(scalar_dtypes)))
 
-# %% ../nbs/00_import.ipynb #037575e5
+# %% ../nbs/00_import.ipynb #6a5346de
 _DEFAULT_SEED = 67280421310721
 
 def _check_seed(seed):
@@ -200,7 +200,7 @@ def _from_bytes(state, sizes):
     for n in sizes: out.append(int.from_bytes(b[:n], 'little')); b = b[n:]
     return out
 
-# %% ../nbs/00_import.ipynb #0de1ddee
+# %% ../nbs/00_import.ipynb #04271062
 class Generator:
     "A seedable source of random numbers for one device."
     _CPU_STATE, _CUDA_STATE = (8, 16, 16, 1, 4), (8, 8)
@@ -222,7 +222,7 @@ class Generator:
 
     def initial_seed(self): return self._seed
 
-# %% ../nbs/00_import.ipynb #b7deeb27
+# %% ../nbs/00_import.ipynb #d0dfc2b6
 def _numpy(self):
     "The NumPy `Generator` that CPU random ops draw from."
     return self._bits
@@ -235,7 +235,7 @@ def _cupy_draws(self):
 
 Generator.numpy, Generator.cupy = _numpy, _cupy_draws
 
-# %% ../nbs/00_import.ipynb #e4d295f2
+# %% ../nbs/00_import.ipynb #1132fab8
 def _get_state(self):
     "The generator's state as a `uint8` array."
     if self.device.type != 'cpu': return _to_bytes(self._seed, self._draws, sizes=self._CUDA_STATE)
@@ -259,7 +259,7 @@ def _set_state(self, new_state):
 
 Generator.get_state, Generator.set_state = _get_state, _set_state
 
-# %% ../nbs/00_import.ipynb #79f326b2
+# %% ../nbs/00_import.ipynb #eca5e107
 default_generator = Generator()
 _cuda_generators, _cuda_seed = {}, _DEFAULT_SEED
 
@@ -299,7 +299,19 @@ def set_rng_state(new_state):
     "Restore the CPU generator's state."
     default_generator.set_state(new_state)
 
-# %% ../nbs/00_import.ipynb #6cdc9f35
+# %% ../nbs/00_import.ipynb #c15dfa42
+def _tune_malloc(threshold=256 * 1024 * 1024):
+    "Raise glibc's mmap and trim thresholds so large temporaries are reused rather than returned to the OS."
+    try:
+        import ctypes
+        libc = ctypes.CDLL('libc.so.6')
+        M_TRIM_THRESHOLD, M_MMAP_THRESHOLD = -1, -3
+        return bool(libc.mallopt(M_MMAP_THRESHOLD, threshold)) and bool(libc.mallopt(M_TRIM_THRESHOLD, threshold))
+    except (OSError, AttributeError): return False
+
+if os.environ.get('LIT_TORCH_MALLOC_TUNING', '1') != '0': _tune_malloc()
+
+# %% ../nbs/00_import.ipynb #2d8eebb7
 class cuda:
     "`lit_torch.cuda`: is there a GPU, how many, which is current; CuPy is imported only when asked."
     device_count = staticmethod(cuda_device_count)

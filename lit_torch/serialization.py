@@ -6,7 +6,7 @@
 __all__ = ['state_dict', 'register_state_dict_pre_hook', 'register_state_dict_post_hook', 'load_state_dict',
            'register_load_state_dict_post_hook', 'save', 'load']
 
-# %% ../nbs/06_state_dict.ipynb #70adb9d8
+# %% ../nbs/06_state_dict.ipynb #dea6adab
 import io, json, os, struct
 from collections import OrderedDict, namedtuple
 import numpy as np
@@ -15,7 +15,7 @@ from ._tensor import Tensor, _wrap
 from .autograd import no_grad
 from .nn.modules.module import Module, Parameter, _register
 
-# %% ../nbs/06_state_dict.ipynb #9adec629
+# %% ../nbs/06_state_dict.ipynb #e3b1b780
 def _save_to_state_dict(self, destination, prefix, keep_vars):
     "Write this module's own parameters and persistent buffers into `destination`."
     for name, p in self._parameters.items():
@@ -52,7 +52,7 @@ Module._save_to_state_dict, Module.state_dict = _save_to_state_dict, state_dict
 Module.register_state_dict_pre_hook, Module.register_state_dict_post_hook = register_state_dict_pre_hook, register_state_dict_post_hook
 Module._register_state_dict_hook = register_state_dict_post_hook
 
-# %% ../nbs/06_state_dict.ipynb #57b8cf8e
+# %% ../nbs/06_state_dict.ipynb #c239eff9
 def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs):
     "Load this module's own tensors from `state_dict`, reporting missing, unexpected and mismatched keys."
     for hook in self._load_state_dict_pre_hooks.values():
@@ -82,7 +82,7 @@ def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, miss
 
 Module._load_from_state_dict = _load_from_state_dict
 
-# %% ../nbs/06_state_dict.ipynb #689950f8
+# %% ../nbs/06_state_dict.ipynb #81ebe5b7
 class _IncompatibleKeys(namedtuple('IncompatibleKeys', ['missing_keys', 'unexpected_keys'])):
     def __repr__(self): return '<All keys matched successfully>' if not self.missing_keys and not self.unexpected_keys else super().__repr__()
     __str__ = __repr__
@@ -138,7 +138,7 @@ def register_load_state_dict_post_hook(self, hook):
 
 Module.load_state_dict, Module.register_load_state_dict_post_hook = load_state_dict, register_load_state_dict_post_hook
 
-# %% ../nbs/06_state_dict.ipynb #c4116e02
+# %% ../nbs/06_state_dict.ipynb #3f13b080
 _TREE = 'lit_torch.tree'
 
 def _encode(obj, tensors, path):
@@ -162,7 +162,7 @@ def _decode(node, tensors):
     if kind in ('list', 'tuple'): return (list if kind == 'list' else tuple)(_decode(v, tensors) for v in value)
     return value
 
-# %% ../nbs/06_state_dict.ipynb #da3d31f7
+# %% ../nbs/06_state_dict.ipynb #180a78d3
 def save(obj, f):
     "Save tensors, numbers and strings, nested in dicts/lists/tuples, to `f` (a path or binary file) as safetensors."
     from safetensors.numpy import save as _save_bytes

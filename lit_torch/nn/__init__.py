@@ -3,3 +3,8 @@
 from .modules.module import (Module, Parameter, register_module_forward_pre_hook, register_module_forward_hook,
                              register_module_full_backward_pre_hook, register_module_full_backward_hook)
 from . import init
+from . import functional
+from .modules.layers import (Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict, Identity, Linear, Embedding,
+                             Dropout, LayerNorm, Flatten, Unflatten, ReLU, GELU, SiLU, Tanh, Sigmoid, Softmax, LogSoftmax,
+                             Conv1d, Conv2d, MaxPool2d, AvgPool2d, AdaptiveAvgPool2d, MSELoss, L1Loss, CrossEntropyLoss,
+                             NLLLoss, BCEWithLogitsLoss)

@@ -5,7 +5,7 @@
 # %% auto #0
 __all__ = ['LRScheduler', 'StepLR', 'CosineAnnealingLR', 'LambdaLR', 'LinearLR', 'SequentialLR']
 
-# %% ../../nbs/08a_lr_scheduler.ipynb #3886c0ea
+# %% ../../nbs/08a_lr_scheduler.ipynb #0ea15c29
 import math, types, warnings
 from bisect import bisect_right
 from functools import wraps
@@ -13,7 +13,7 @@ from weakref import ref
 from .._tensor import Tensor
 from .optimizer import Optimizer, _to_scalar
 
-# %% ../../nbs/08a_lr_scheduler.ipynb #74042973
+# %% ../../nbs/08a_lr_scheduler.ipynb #2d61f125
 def _param_groups_val_list(optimizer, key):
     "`group[key]` of each group, tensors copied so they do not alias the group's."
     return [g[key].clone() if isinstance(g[key], Tensor) else g[key] for g in optimizer.param_groups]
@@ -54,7 +54,7 @@ def _patch_track_step_called(opt):
     wrapper._wrapped_by_lr_sched = True
     opt.step = wrapper
 
-# %% ../../nbs/08a_lr_scheduler.ipynb #3f913718
+# %% ../../nbs/08a_lr_scheduler.ipynb #335948eb
 class LRScheduler:
     "Base class for learning-rate schedulers: subclasses implement `get_lr`, the rates for `last_epoch`."
     _get_lr_called_within_step = False
@@ -130,7 +130,7 @@ class LRScheduler:
 class _LRScheduler(LRScheduler):
     "The old name of LRScheduler, kept as a subclass (as PyTorch does) for code that still uses it."
 
-# %% ../../nbs/08a_lr_scheduler.ipynb #604c7985
+# %% ../../nbs/08a_lr_scheduler.ipynb #f42cc231
 class StepLR(LRScheduler):
     "Multiply each group's learning rate by `gamma` every `step_size` epochs."
     def __init__(self, optimizer, step_size, gamma=0.1, last_epoch=-1):
@@ -147,7 +147,7 @@ class StepLR(LRScheduler):
     def _get_closed_form_lr(self):
         return [base_lr * self.gamma ** (self.last_epoch // self.step_size) for base_lr in self.base_lrs]
 
-# %% ../../nbs/08a_lr_scheduler.ipynb #5085f895
+# %% ../../nbs/08a_lr_scheduler.ipynb #fbe1b72c
 class CosineAnnealingLR(LRScheduler):
     "Anneal each group's learning rate along a cosine from its initial value to `eta_min` over `T_max` epochs."
     def __init__(self, optimizer, T_max, eta_min=0.0, last_epoch=-1):
@@ -173,7 +173,7 @@ class CosineAnnealingLR(LRScheduler):
         return [self.eta_min + (b - self.eta_min) * (1 + math.cos(math.pi * self.last_epoch / self.T_max)) / 2
                 for b in self.base_lrs]
 
-# %% ../../nbs/08a_lr_scheduler.ipynb #425c7622
+# %% ../../nbs/08a_lr_scheduler.ipynb #2585cc8d
 class LambdaLR(LRScheduler):
     "Set each group's learning rate to its initial value times `lr_lambda(epoch)`."
     def __init__(self, optimizer, lr_lambda, last_epoch=-1):
@@ -204,7 +204,7 @@ class LambdaLR(LRScheduler):
         _warn_get_lr_called_within_step(self)
         return [b * f(self.last_epoch) for f, b in zip(self.lr_lambdas, self.base_lrs)]
 
-# %% ../../nbs/08a_lr_scheduler.ipynb #e04bbb69
+# %% ../../nbs/08a_lr_scheduler.ipynb #e5c4817b
 class LinearLR(LRScheduler):
     "Scale each group's learning rate by a factor going linearly from `start_factor` to `end_factor` in `total_iters` epochs."
     def __init__(self, optimizer, start_factor=1.0 / 3, end_factor=1.0, total_iters=5, last_epoch=-1):
@@ -228,7 +228,7 @@ class LinearLR(LRScheduler):
         s, e, T = self.start_factor, self.end_factor, self.total_iters
         return [b * (s + (e - s) * min(T, self.last_epoch) / T) for b in self.base_lrs]
 
-# %% ../../nbs/08a_lr_scheduler.ipynb #2531ae63
+# %% ../../nbs/08a_lr_scheduler.ipynb #69fbea01
 class SequentialLR(LRScheduler):
     "Run `schedulers` one after another, switching at the epochs in `milestones`."
     def __init__(self, optimizer, schedulers, milestones, last_epoch=-1):

@@ -5,7 +5,7 @@
 # %% auto #0
 __all__ = ['required', 'Optimizer', 'SGD', 'Adam', 'AdamW']
 
-# %% ../../nbs/08_optim.ipynb #4defbea6
+# %% ../../nbs/08_optim.ipynb #3c5c4282
 from collections import defaultdict
 from copy import deepcopy
 from itertools import chain
@@ -14,7 +14,7 @@ from ..backend import get_array_module, float32, _cpu
 from .._tensor import Tensor, _wrap
 from ..autograd import enable_grad
 
-# %% ../../nbs/08_optim.ipynb #821328d2
+# %% ../../nbs/08_optim.ipynb #e23eb3e5
 class _RequiredParameter:
     "Singleton class representing a required parameter for an Optimizer."
     def __repr__(self): return "<required parameter>"
@@ -31,7 +31,7 @@ def _typename(o):
     module, name = type(o).__module__, type(o).__qualname__
     return name if module == 'builtins' else f'{module}.{name}'
 
-# %% ../../nbs/08_optim.ipynb #cf5aaf96
+# %% ../../nbs/08_optim.ipynb #6c4d15ea
 class Optimizer:
     "Base class for all optimizers: parameter groups, per-parameter state, zero_grad, and state dicts."
     def __init__(self, params, defaults):
@@ -113,7 +113,7 @@ class Optimizer:
                 if key != 'params': s += f"    {key}: {group[key]}\n"
         return s + ')'
 
-# %% ../../nbs/08_optim.ipynb #d13df11d
+# %% ../../nbs/08_optim.ipynb #81cdc811
 def _arr(t):
     "The array inside tensor `t`, writable (a NumPy scalar left by a reduction becomes a 0-d array)."
     a = t._data
@@ -134,7 +134,7 @@ def _check_flags(foreach, fused, differentiable):
     if fused and foreach: raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
     if differentiable: raise NotImplementedError("lit_torch optimizers do not support differentiable=True")
 
-# %% ../../nbs/08_optim.ipynb #7e285612
+# %% ../../nbs/08_optim.ipynb #0fed62f6
 def _sgd_update(p, state, lr, weight_decay, momentum, dampening, nesterov, maximize):
     "One SGD step for parameter `p`, in place on its array (and on `state['momentum_buffer']`)."
     x, g = _arr(p), _arr(p.grad)
@@ -198,7 +198,7 @@ class SGD(Optimizer):
                 if p.grad is not None: _sgd_update(p, self.state[p] if momentum != 0 else None, *args)
         return loss
 
-# %% ../../nbs/08_optim.ipynb #9dd60cd5
+# %% ../../nbs/08_optim.ipynb #e210c7f2
 def _lerp_(m, g, weight, xp):
     "`m.lerp_(g, weight)` on arrays, with PyTorch's two formulas (each exact at its end of [0, 1]); returns its scratch array."
     d = xp.subtract(g, m)
@@ -288,7 +288,7 @@ class Adam(Optimizer):
                 if p.grad is not None: _adam_update(p, self.state[p], *args)
         return loss
 
-# %% ../../nbs/08_optim.ipynb #74397580
+# %% ../../nbs/08_optim.ipynb #61f83d85
 class AdamW(Adam):
     "Adam with decoupled weight decay: weights shrink by `lr * weight_decay` each step, outside the adaptive update."
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2, amsgrad=False, *,
@@ -300,7 +300,7 @@ class AdamW(Adam):
         super().__setstate__(state)
         for group in self.param_groups: group['decoupled_weight_decay'] = True
 
-# %% ../../nbs/08_optim.ipynb #de09a10b
+# %% ../../nbs/08_optim.ipynb #8839b44b
 def _state_dict(self):
     "The optimizer's state and hyperparameters, with parameters replaced by their positions across groups."
     mapping, start = {}, 0

@@ -10,7 +10,7 @@ __all__ = ['Parameter', 'Module', 'register_buffer', 'register_parameter', 'add_
            'register_module_full_backward_pre_hook', 'register_module_full_backward_hook', 'BackwardHookFunction',
            'extra_repr']
 
-# %% ../../../nbs/05_module.ipynb #820d677a
+# %% ../../../nbs/05_module.ipynb #5b5000b2
 import copy, functools, itertools
 from collections import OrderedDict, namedtuple
 import numpy as np
@@ -18,7 +18,7 @@ from ...backend import device as _device_cls, dtype as _dtype_cls, _FROM_NUMPY
 from ..._tensor import Tensor, _fill, _new, _wrap, empty
 from ...autograd import Function, RemovableHandle, no_grad, _grad_mode
 
-# %% ../../../nbs/05_module.ipynb #89fcae68
+# %% ../../../nbs/05_module.ipynb #e6b42ea5
 class Parameter(Tensor):
     "A tensor that is a module parameter: assigning it to a `Module` registers it; requires grad by default."
     def __new__(cls, data=None, requires_grad=True):
@@ -34,7 +34,7 @@ class Parameter(Tensor):
             memo[id(self)] = Parameter(_wrap(self._data.copy(), self._device), self.requires_grad)
         return memo[id(self)]
 
-# %% ../../../nbs/05_module.ipynb #d6956446
+# %% ../../../nbs/05_module.ipynb #3078619e
 _global_forward_pre_hooks, _global_forward_hooks = OrderedDict(), OrderedDict()
 _global_forward_hooks_with_kwargs, _global_forward_hooks_always_called = OrderedDict(), OrderedDict()
 _global_backward_pre_hooks, _global_backward_hooks = OrderedDict(), OrderedDict()
@@ -51,7 +51,7 @@ def _typename(v):
     t = type(v)
     return t.__qualname__ if t.__module__ == 'builtins' else f'{t.__module__}.{t.__qualname__}'
 
-# %% ../../../nbs/05_module.ipynb #d1f025e9
+# %% ../../../nbs/05_module.ipynb #58259a74
 class Module:
     "Base class for all neural network modules: holds parameters, buffers and submodules, and calls `forward`."
     _version = 1
@@ -72,7 +72,7 @@ class Module:
     def forward(self, *input):
         raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required "forward" function')
 
-# %% ../../../nbs/05_module.ipynb #8c873060
+# %% ../../../nbs/05_module.ipynb #c3465830
 def _remove_from(name, *dicts_or_sets):
     for d in dicts_or_sets:
         if name in d:
@@ -120,7 +120,7 @@ def _module_delattr(self, name):
 
 Module.__setattr__, Module.__getattr__, Module.__delattr__ = _module_setattr, _module_getattr, _module_delattr
 
-# %% ../../../nbs/05_module.ipynb #2d740204
+# %% ../../../nbs/05_module.ipynb #52a79bed
 def _check_name(self, kind, name, store):
     if not isinstance(name, str): raise TypeError(f"{kind} name should be a string. Got {_typename(name)}")
     if '.' in name: raise KeyError(f'{kind} name can\'t contain "."')
@@ -157,7 +157,7 @@ def add_module(self, name, module):
 Module.register_buffer, Module.register_parameter, Module.add_module = register_buffer, register_parameter, add_module
 Module.register_module = add_module
 
-# %% ../../../nbs/05_module.ipynb #de771f24
+# %% ../../../nbs/05_module.ipynb #a659581f
 def named_modules(self, memo=None, prefix='', remove_duplicate=True):
     "Yield `(name, module)` for this module and all below it, pre-order, each module once."
     memo = set() if memo is None else memo
@@ -201,7 +201,7 @@ Module.buffers = lambda self, recurse=True: (b for _, b in self.named_buffers(re
 Module.children = lambda self: (m for _, m in self.named_children())
 Module.__hash__ = object.__hash__
 
-# %% ../../../nbs/05_module.ipynb #41e14510
+# %% ../../../nbs/05_module.ipynb #3cadb275
 def get_submodule(self, target):
     "The submodule at dotted path `target`."
     mod = self
@@ -223,7 +223,7 @@ Module.get_parameter = lambda self, target: _get_leaf(self, target, '_parameters
 Module.get_buffer = lambda self, target: _get_leaf(self, target, '_buffers', 'buffer')
 Module._get_name = lambda self: type(self).__name__
 
-# %% ../../../nbs/05_module.ipynb #b936bde9
+# %% ../../../nbs/05_module.ipynb #03fcc27b
 def train(self, mode=True):
     "Set training mode on this module and all below it; returns self."
     if not isinstance(mode, bool): raise ValueError("training mode is expected to be boolean")
@@ -246,7 +246,7 @@ def zero_grad(self, set_to_none=True):
 Module.train, Module.requires_grad_, Module.zero_grad = train, requires_grad_, zero_grad
 Module.eval = lambda self: self.train(False)
 
-# %% ../../../nbs/05_module.ipynb #49999ab6
+# %% ../../../nbs/05_module.ipynb #b25dd2f9
 def apply(self, fn):
     "Call `fn` on every submodule (children first) and then on this module; returns self."
     for module in self.children(): module.apply(fn)
@@ -270,7 +270,7 @@ def _moved(t): return t._data, t._device
 
 Module.apply, Module._apply = apply, _apply
 
-# %% ../../../nbs/05_module.ipynb #20c5e19f
+# %% ../../../nbs/05_module.ipynb #6229056e
 def _to_args(*args, **kwargs):
     "Split `to()`'s arguments into (device, dtype)."
     device, dtype = kwargs.pop('device', None), kwargs.pop('dtype', None)
@@ -297,7 +297,7 @@ Module.float = lambda self: self._apply(lambda t: t.float() if t.dtype.is_floati
 Module.double = lambda self: self._apply(lambda t: t.double() if t.dtype.is_floating_point else t)
 Module.half = lambda self: self._apply(lambda t: t.half() if t.dtype.is_floating_point else t)
 
-# %% ../../../nbs/05_module.ipynb #49941044
+# %% ../../../nbs/05_module.ipynb #f3197e1d
 def _register(hooks, hook, prepend=False, extra=()):
     "Add `hook` to the ordered dict `hooks` (and its id to the `extra` dicts); return its handle."
     handle = RemovableHandle(hooks, extra_dict=[d for d, _ in extra])
@@ -345,7 +345,7 @@ def register_module_full_backward_hook(hook):
     "A full backward hook for every module."
     return _register(_global_backward_hooks, hook)
 
-# %% ../../../nbs/05_module.ipynb #88cedb19
+# %% ../../../nbs/05_module.ipynb #29aacc0c
 class BackwardHookFunction(Function):
     "An identity whose backward calls `on_grad(grads)`, used to observe gradients at a module's boundary."
     _node_name = 'BackwardHookFunctionBackward'
@@ -393,7 +393,7 @@ class _BackwardHook:
             if new is not None: grad_input = tuple(new)
         return grad_input
 
-# %% ../../../nbs/05_module.ipynb #6635b316
+# %% ../../../nbs/05_module.ipynb #9040e064
 def _call_impl(self, *args, **kwargs):
     if not (self._forward_pre_hooks or self._forward_hooks or self._backward_hooks or self._backward_pre_hooks
             or _global_forward_pre_hooks or _global_forward_hooks or _global_backward_hooks or _global_backward_pre_hooks):
@@ -430,7 +430,7 @@ def _run_forward_hooks(self, args, kwargs, result, only_always=False):
 
 Module.__call__ = _call_impl
 
-# %% ../../../nbs/05_module.ipynb #abce6ca3
+# %% ../../../nbs/05_module.ipynb #8a842c5c
 def extra_repr(self):
     "The module's settings, for its repr; layers override it."
     return ''
@@ -452,7 +452,7 @@ def _module_dir(self):
 
 Module.extra_repr, Module.__repr__, Module.__dir__ = extra_repr, _module_repr, _module_dir
 
-# %% ../../../nbs/05_module.ipynb #96bcd12e
+# %% ../../../nbs/05_module.ipynb #62ec06bf
 def _tensor_deepcopy(self, memo):
     if self.grad_fn is not None:
         raise RuntimeError("Only Tensors created explicitly by the user (graph leaves) support the deepcopy protocol at the moment.")
