@@ -7,13 +7,13 @@ __all__ = ['sum', 'is_grad_enabled', 'no_grad', 'enable_grad', 'inference_mode',
            'AccumulateGrad', 'BackwardNode', 'FunctionMeta', 'Function', 'SumToSize', 'Expand', 'Add', 'Mul', 'Neg',
            'Sum', 'View', 'add', 'mul', 'neg', 'backward', 'grad', 'GradcheckError', 'gradcheck', 'gradgradcheck']
 
-# %% ../nbs/02_autograd.ipynb #91a65acb
-import functools, threading, weakref
+# %% ../nbs/02_autograd.ipynb #d413585c
+import functools, sys, threading, weakref
 import numpy as np
 from .backend import result_dtype, _FROM_NUMPY, get_default_dtype, get_array_module, array_module
 from ._tensor import Tensor, _wrap, _new, Size
 
-# %% ../nbs/02_autograd.ipynb #f406c726
+# %% ../nbs/02_autograd.ipynb #ad9945f8
 class _GradMode(threading.local):
     enabled = True  # the default in every new thread
 
@@ -23,7 +23,7 @@ def is_grad_enabled():
     "Whether operations are recorded for autograd in this thread."
     return _grad_mode.enabled
 
-# %% ../nbs/02_autograd.ipynb #2957cc0f
+# %% ../nbs/02_autograd.ipynb #c6669707
 class _GradModeContext:
     "A context manager, and decorator, that sets grad mode to `self.mode` and restores it."
     def __new__(cls, *args):
@@ -59,7 +59,7 @@ class set_grad_enabled(_GradModeContext):
     def __enter__(self): pass
     def clone(self): return type(self)(self.mode)
 
-# %% ../nbs/02_autograd.ipynb #892a0f23
+# %% ../nbs/02_autograd.ipynb #3954a69b
 class Node:
     "A step of the backward graph, PyTorch's `grad_fn`: turns output gradients into input gradients."
     _edges = ()  # (node, output_nr) per input, None for inputs that get no gradient
@@ -92,7 +92,7 @@ def _add_hook(hooks, hook):
     hooks[handle.id] = hook
     return handle
 
-# %% ../nbs/02_autograd.ipynb #ebfbe538
+# %% ../nbs/02_autograd.ipynb #f0a04b8c
 class AccumulateGrad(Node):
     "The node at a leaf: adds the gradient that reaches it to `variable.grad`."
     def __init__(self, variable): self.variable = variable
@@ -111,7 +111,7 @@ def _edge(t):
     if t.grad_fn is not None: return (t.grad_fn, t._output_nr)
     return (_accumulator(t), 0) if t._requires_grad else None
 
-# %% ../nbs/02_autograd.ipynb #b9f45b50
+# %% ../nbs/02_autograd.ipynb #d84d3965
 class BackwardNode(Node):
     "A node made by `Function.apply`; also the `ctx` its `forward` and `backward` receive."
     _forward_cls = None
@@ -143,7 +143,7 @@ class FunctionMeta(type):
         node_name = attrs.get('_node_name', name + 'Backward')
         cls._backward_cls = type(node_name, (BackwardNode,), {'_forward_cls': cls, '__module__': cls.__module__})
 
-# %% ../nbs/02_autograd.ipynb #b1c64652
+# %% ../nbs/02_autograd.ipynb #29c1997b
 class _SavedOutput:
     "What a node keeps of a tensor it saved that is one of its own outputs: data, not the tensor."
     __slots__ = ('data', 'device', 'version', 'output_nr')
@@ -171,7 +171,7 @@ def _saved_tensors(self):
 
 BackwardNode.saved_tensors = property(_saved_tensors)
 
-# %% ../nbs/02_autograd.ipynb #7ced9554
+# %% ../nbs/02_autograd.ipynb #93e0ad08
 class Function(metaclass=FunctionMeta):
     "Subclass with static `forward(ctx, *args)` and `backward(ctx, *grads)`; call it through its apply classmethod."
     @staticmethod
@@ -223,7 +223,7 @@ def _save(t, outputs):
     if t is None: return None, 0
     return (_SavedOutput(t) if any(t is o for o in outputs) else t), t._version[0]
 
-# %% ../nbs/02_autograd.ipynb #5b0e767a
+# %% ../nbs/02_autograd.ipynb #98832ff4
 def _check_same_device(a, b):
     if a._device != b._device:
         raise RuntimeError(f"Expected all tensors to be on the same device, but found at least two devices, {a._device} and {b._device}!")
@@ -250,7 +250,7 @@ def _operands(a, b):
     xb, xa = _operands(b, a)
     return xa, xb
 
-# %% ../nbs/02_autograd.ipynb #4f3ffa1d
+# %% ../nbs/02_autograd.ipynb #6000d24c
 def _broadcast_shape(*shapes):
     "The broadcast of `shapes`, or PyTorch's error naming the sizes that disagree."
     try: return np.broadcast_shapes(*shapes)
@@ -306,7 +306,7 @@ def _expand(self, *sizes):
 Tensor.sum_to_size, Tensor.expand = _sum_to_size, _expand
 Tensor.expand_as = lambda self, other: self.expand(other.shape)
 
-# %% ../nbs/02_autograd.ipynb #cf49a441
+# %% ../nbs/02_autograd.ipynb #2d7f23b2
 class Add(Function):
     _node_name = 'AddBackward0'
     @staticmethod
@@ -348,7 +348,7 @@ class Neg(Function):
     @staticmethod
     def backward(ctx, grad): return -grad
 
-# %% ../nbs/02_autograd.ipynb #acadc5c5
+# %% ../nbs/02_autograd.ipynb #550f8d57
 def _dims(dim, ndim):
     "`dim` (None, an int, or a sequence) as a tuple of non-negative axes."
     if dim is None: return tuple(range(ndim))
@@ -377,7 +377,7 @@ def _sum(self, dim=None, keepdim=False, dtype=None):
     "The sum of the elements, over all dimensions or over `dim`."
     return Sum.apply(self, dim, keepdim, dtype)
 
-# %% ../nbs/02_autograd.ipynb #d0b24e54
+# %% ../nbs/02_autograd.ipynb #b7206e7a
 class View(Function):
     _node_name = 'ViewBackward0'
     @staticmethod
@@ -395,7 +395,7 @@ def _reshape(self, *shape):
 
 Tensor.reshape = Tensor.view = _reshape
 
-# %% ../nbs/02_autograd.ipynb #3b6feef3
+# %% ../nbs/02_autograd.ipynb #59b89e08
 def add(input, other, *, alpha=1):
     "`input + alpha * other`, with broadcasting and type promotion."
     return Add.apply(input, other, alpha)
@@ -415,7 +415,7 @@ Tensor.__mul__ = Tensor.__rmul__ = lambda self, other: Mul.apply(self, other)
 Tensor.__neg__ = neg
 Tensor.__hash__ = object.__hash__  # tensors stay hashable by identity once the ops chapter adds ==
 
-# %% ../nbs/02_autograd.ipynb #408c2c63
+# %% ../nbs/02_autograd.ipynb #5e7905e3
 def _graph(roots, targets):
     "The nodes to run, with their dependency counts: all nodes, or those on a path to a target."
     order, seen, stack = [], set(), [(n, False) for n in roots]
@@ -437,7 +437,7 @@ def _graph(roots, targets):
             if e is not None and e[0] in needed: deps[e[0]] += 1
     return deps
 
-# %% ../nbs/02_autograd.ipynb #9a29f512
+# %% ../nbs/02_autograd.ipynb #61c66a6a
 def _pre_hooks(node, grads):
     "Run the hooks on each output's gradient; the last one of each output is `retain_grad`'s."
     for nr, hooks in getattr(node, '_pre_hooks', {}).items():
@@ -472,23 +472,25 @@ def _zeros(meta):
     shape, dtype, device = meta
     return _wrap(array_module(device).zeros(shape, dtype), device)
 
-# %% ../nbs/02_autograd.ipynb #22b1fa41
-def _accumulate(node, grad, create_graph):
-    "Run a leaf's hooks and add `grad` into its `.grad`."
+# %% ../nbs/02_autograd.ipynb #a0ceacb1
+def _accumulate(node, grad, create_graph, fresh=False):
+    "Run a leaf's hooks and add `grad` into its `.grad`; a `fresh` gradient may be taken without a copy."
     v = node.variable
     for hook in list((v._hooks or {}).values()):
         new = hook(grad)
         if new is not None: grad = new
     if create_graph: v.grad = grad if v.grad is None else v.grad + grad
-    elif v.grad is None: v.grad = _wrap(grad._data.copy(), grad._device)
+    elif v.grad is None: v.grad = grad.detach() if fresh else _wrap(grad._data.copy(), grad._device)
     else: v.grad._data += grad._data
 
-# %% ../nbs/02_autograd.ipynb #7ebf3bf5
+# %% ../nbs/02_autograd.ipynb #7f8cbe74
 def _run_backward(roots, grads, retain_graph, create_graph, targets=None):
     "Propagate `grads` from `roots` (node, output_nr) back through the graph; return captured target gradients."
     deps = _graph({n for n, _ in roots}, targets)
-    buffers, captured = {}, {}
-    for (node, nr), g in zip(roots, grads): _deliver(buffers, node, nr, g)
+    buffers, captured, deliveries = {}, {}, {}
+    for (node, nr), g in zip(roots, grads):
+        _deliver(buffers, node, nr, g, deliveries)
+        deliveries[id(g._data)] += 1  # the caller's gradient is never fresh
     ready = [n for n in dict.fromkeys(n for n, _ in roots) if deps.get(n) == 0]
     enabled = _grad_mode.enabled
     _grad_mode.enabled = create_graph
@@ -500,27 +502,35 @@ def _run_backward(roots, grads, retain_graph, create_graph, targets=None):
                 captured[node] = grads_in
                 if not any(e is not None and e[0] in deps for e in node._edges): continue  # nothing needed lies beyond it
             if isinstance(node, AccumulateGrad):
-                if targets is None and grads_in[0] is not None: _accumulate(node, grads_in[0], create_graph)
+                g = grads_in[0]
+                if targets is None and g is not None:
+                    _accumulate(node, g, create_graph, _fresh(g, deliveries))
                 continue
             out = _call_node(node, grads_in)
             for hook in list(getattr(node, '_post_hooks', {}).values()): hook(out, grads_in)
             if not retain_graph: node._saved = None
             for e, g in zip(node._edges, out):
                 if e is None or e[0] not in deps: continue
-                if g is not None: _deliver(buffers, e[0], e[1], g)
+                if g is not None: _deliver(buffers, e[0], e[1], g, deliveries)
                 deps[e[0]] -= 1
                 if deps[e[0]] == 0: ready.append(e[0])
     finally: _grad_mode.enabled = enabled
     return captured
 
+def _fresh(g, deliveries):
+    "Delivered once, owning its memory, and held by no other tensor: `.grad` can take `g`'s array as it is."
+    a = g._data
+    return deliveries.get(id(a)) == 1 and a.base is None and sys.getrefcount(a) <= 2
+
 def _n_outputs(node): return 1 if isinstance(node, AccumulateGrad) else len(node._output_meta)
 
-def _deliver(buffers, node, nr, g):
-    "Add gradient `g` into slot `nr` of `node`'s buffer."
+def _deliver(buffers, node, nr, g, deliveries):
+    "Add gradient `g` into slot `nr` of `node`'s buffer, counting the deliveries of its array."
+    deliveries[id(g._data)] = deliveries.get(id(g._data), 0) + 1
     buf = buffers.setdefault(node, [None] * _n_outputs(node))
     buf[nr] = g if buf[nr] is None else buf[nr] + g
 
-# %% ../nbs/02_autograd.ipynb #0fa91f8f
+# %% ../nbs/02_autograd.ipynb #f5c9702c
 def _root(t):
     if not t.requires_grad:
         raise RuntimeError("element 0 of tensors does not require grad and does not have a grad_fn")
@@ -557,7 +567,7 @@ def _tensor_backward(self, gradient=None, retain_graph=None, create_graph=False,
 
 Tensor.backward = _tensor_backward
 
-# %% ../nbs/02_autograd.ipynb #7f386c66
+# %% ../nbs/02_autograd.ipynb #08b5c327
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, allow_unused=None, materialize_grads=False):
     "The gradients of `outputs` with respect to `inputs`, returned, not accumulated."
     outputs, inputs = _seq(outputs), _seq(inputs)
@@ -573,7 +583,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     if materialize_grads: result = tuple(g if g is not None else _wrap(t._data * 0, t._device) for g, t in zip(result, inputs))
     return result
 
-# %% ../nbs/02_autograd.ipynb #11aa4c8a
+# %% ../nbs/02_autograd.ipynb #e9232e6c
 def _register_hook(self, hook):
     "Call `hook(grad)` when this tensor's gradient is computed; a returned tensor replaces it."
     if not self.requires_grad: raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
@@ -592,7 +602,7 @@ def _retains_grad(self):
 
 Tensor.register_hook, Tensor.retain_grad, Tensor.retains_grad = _register_hook, _retain_grad, property(_retains_grad)
 
-# %% ../nbs/02_autograd.ipynb #64dfef75
+# %% ../nbs/02_autograd.ipynb #00e35211
 class GradcheckError(RuntimeError):
     "Raised by `gradcheck` when the analytical and numerical Jacobians differ."
 

@@ -17,7 +17,7 @@ __all__ = ['subtract', 'divide', 'true_divide', 'absolute', 'clip', 'eq', 'ne', 
            'log_softmax', 'Matmul', 'Dot', 'Mv', 'Mm', 'Bmm', 'matmul', 'mm', 'bmm', 'dot', 'mv', 'Einsum', 'einsum',
            'Clone', 'clone', 'Zero', 'Fill', 'FillTensor', 'Copy']
 
-# %% ../nbs/03_ops.ipynb #bd7db0b1
+# %% ../nbs/03_ops.ipynb #8c8e3e8c
 import builtins, collections, string
 import numpy as np
 from .backend import (result_dtype, _FROM_NUMPY, get_default_dtype, get_array_module, canonical_device,
@@ -27,7 +27,7 @@ from ._tensor import Tensor, _wrap, _wrap_dim, tensor, zeros, ones, empty, full
 from .autograd import (Function, _grad_mode, _operands, _broadcast_shape, _check_same_device, _dims, _scalar_for,
                                 Add, Mul, add, mul, no_grad)
 
-# %% ../nbs/03_ops.ipynb #cad9c713
+# %% ../nbs/03_ops.ipynb #5faae1e6
 def _float(a):
     "Array `a`, in the default float dtype if it holds integers or bools: what `exp`, `log`, `sqrt`… compute in."
     return a if a.dtype.kind == 'f' else a.astype(get_default_dtype().numpy)
@@ -52,7 +52,7 @@ def _array(a):
     "Reductions over every axis give NumPy scalars; tensors hold arrays (writable, for in-place ops)."
     return a if isinstance(a, np.ndarray) or not isinstance(a, np.generic) else np.asarray(a)
 
-# %% ../nbs/03_ops.ipynb #6c39b9ea
+# %% ../nbs/03_ops.ipynb #3a79d838
 def _move(a, src, dst):
     "Array `a` from device `src` to device `dst`."
     if src == dst or (src.type == 'cpu' and dst.type == 'cpu'): return a  # virtual CPU devices share host memory
@@ -76,7 +76,7 @@ def _cast(x, dtype):
     "`x` in `dtype` (a lit_torch dtype), recorded in the graph; `x` itself when it already is."
     return x if dtype is None or x._data.dtype == dtype.numpy else ToCopy.apply(x, x._device, dtype)
 
-# %% ../nbs/03_ops.ipynb #258b1cf2
+# %% ../nbs/03_ops.ipynb #591bb602
 def _no_bool_sub(a, b):
     "PyTorch refuses to subtract bools: it points to `^` and `~`."
     bools = [isinstance(v, (bool, np.bool_)) or (isinstance(v, Tensor) and v._data.dtype == np.bool_) for v in (a, b)]
@@ -111,7 +111,7 @@ Tensor.sub = Tensor.subtract = sub
 Tensor.__sub__ = lambda self, other: Sub.apply(self, other)
 Tensor.__rsub__ = lambda self, other: Rsub.apply(other, self)
 
-# %% ../nbs/03_ops.ipynb #5bc1c682
+# %% ../nbs/03_ops.ipynb #84ea340c
 def _save_operands(ctx, a, b, need_a, need_b):
     "Save the tensors among `a`, `b` that backward will need; remember the numbers and the shapes."
     ctx.save_for_backward(a if need_a and isinstance(a, Tensor) else None, b if need_b and isinstance(b, Tensor) else None)
@@ -182,7 +182,7 @@ Tensor.div = Tensor.divide = Tensor.true_divide = div
 Tensor.__truediv__ = lambda self, other: Div.apply(self, other)
 Tensor.__rtruediv__ = lambda self, other: Div.apply(other, self)
 
-# %% ../nbs/03_ops.ipynb #2ab7a2c5
+# %% ../nbs/03_ops.ipynb #db20058b
 class FloorDivide(Function):
     _node_name = 'NotImplemented'
     @staticmethod
@@ -226,7 +226,7 @@ Tensor.__floordiv__ = lambda self, other: FloorDivide.apply(self, other)
 Tensor.__rfloordiv__ = lambda self, other: FloorDivide.apply(other, self)
 Tensor.__rmod__ = lambda self, other: RemainderScalar.apply(other, self)
 
-# %% ../nbs/03_ops.ipynb #62a32018
+# %% ../nbs/03_ops.ipynb #2d37ce2c
 class Abs(Function):
     _node_name = 'AbsBackward0'
     @staticmethod
@@ -258,7 +258,7 @@ absolute = abs
 Tensor.abs = Tensor.absolute = Tensor.__abs__ = abs
 Tensor.sign = sign
 
-# %% ../nbs/03_ops.ipynb #54675a81
+# %% ../nbs/03_ops.ipynb #3632f7f2
 def _where_operands(x, y):
     "The arrays of `x` and `y` in their promoted dtype; either, or both, may be numbers."
     if isinstance(x, Tensor) or isinstance(y, Tensor): return _operands(x, y)
@@ -295,11 +295,11 @@ def where(condition, input=None, other=None):
 Tensor.where = lambda self, condition, y: where(condition, self, y)
 
 def _masked(mask, g, keep):
-    "Gradient `g` where array `mask` is `keep`, zero elsewhere: a `where` on a constant mask."
-    m = _const(mask, g)
-    return Where.apply(m, g, 0.) if keep else Where.apply(m, 0., g)
+    "Gradient `g` where array `mask` is `keep`, zero elsewhere: `g` times the constant 0/1 mask."
+    m = mask if keep else ~mask
+    return g * _const(m.astype(g._data.dtype), g)  # a product, not a `where`: ~20x faster on a random mask
 
-# %% ../nbs/03_ops.ipynb #e9c52571
+# %% ../nbs/03_ops.ipynb #487942e7
 def _xp_out(x, fn):
     "`fn(xp, a)` on `x`'s array, computed in float."
     a = _float(x._data)
@@ -393,7 +393,7 @@ class Sigmoid(Function):
         y, = ctx.saved_tensors
         return grad * y * (1 - y)
 
-# %% ../nbs/03_ops.ipynb #111d2af2
+# %% ../nbs/03_ops.ipynb #0b88d1eb
 def exp(input):
     "$e^x$, elementwise."
     return Exp.apply(input)
@@ -428,7 +428,7 @@ def sigmoid(input):
 Tensor.exp, Tensor.expm1, Tensor.log, Tensor.log1p, Tensor.sqrt, Tensor.rsqrt = exp, expm1, log, log1p, sqrt, rsqrt
 Tensor.sin, Tensor.cos, Tensor.tanh, Tensor.sigmoid = sin, cos, tanh, sigmoid
 
-# %% ../nbs/03_ops.ipynb #6b6a72d5
+# %% ../nbs/03_ops.ipynb #f3639b84
 def _check_int_pow(xa, xb):
     if xa.dtype.kind in 'biu' and xb.dtype.kind in 'iu' and (xb < 0).any():
         raise RuntimeError("Integers to negative integer powers are not allowed.")
@@ -489,7 +489,7 @@ def pow(input, exponent):
 Tensor.pow = Tensor.__pow__ = pow
 Tensor.__rpow__ = lambda self, other: RPow.apply(other, self)
 
-# %% ../nbs/03_ops.ipynb #c606f71a
+# %% ../nbs/03_ops.ipynb #973a7524
 class Relu(Function):
     _node_name = 'ReluBackward0'
     @staticmethod
@@ -551,7 +551,7 @@ def clamp_max(input, max):
     "`clamp(input, max=max)`."
     return clamp(input, None, max)
 
-# %% ../nbs/03_ops.ipynb #876d3be5
+# %% ../nbs/03_ops.ipynb #c510cc51
 class Maximum(Function):
     _node_name = 'MaximumBackward0'
     _pick = staticmethod(np.greater)
@@ -586,7 +586,7 @@ def minimum(input, other):
 Tensor.relu, Tensor.clamp, Tensor.clip, Tensor.clamp_min, Tensor.clamp_max = relu, clamp, clip, clamp_min, clamp_max
 Tensor.maximum, Tensor.minimum = maximum, minimum
 
-# %% ../nbs/03_ops.ipynb #9a6a99a6
+# %% ../nbs/03_ops.ipynb #6a5df3cd
 class MaskedFill(Function):
     _node_name = 'MaskedFillBackward0'
     @staticmethod
@@ -615,7 +615,7 @@ def masked_fill(input, mask, value):
 
 Tensor.masked_fill = masked_fill
 
-# %% ../nbs/03_ops.ipynb #e1c53cad
+# %% ../nbs/03_ops.ipynb #fc172500
 def _device_of(a, b): return a._device if isinstance(a, Tensor) else b._device
 
 def _comparison(ufunc, name):
@@ -647,7 +647,7 @@ def equal(input, other):
     "True when both tensors have the same shape and elements."
     return tuple(input.shape) == tuple(other.shape) and bool((input._data == other._data).all())
 
-# %% ../nbs/03_ops.ipynb #725ef5a0
+# %% ../nbs/03_ops.ipynb #8124e04c
 def _logical(ufunc, name):
     def op(input, other):
         xa, xb = _operands(input, other)
@@ -701,7 +701,7 @@ Tensor.__xor__ = Tensor.__rxor__ = _operator(bitwise_xor)
 Tensor.__invert__ = bitwise_not
 Tensor.isnan, Tensor.isinf, Tensor.isfinite = isnan, isinf, isfinite
 
-# %% ../nbs/03_ops.ipynb #fb1425b8
+# %% ../nbs/03_ops.ipynb #f18cecda
 def _kept(g, shape, axes, keepdim):
     "Gradient `g` of a reduction over `axes` of a tensor of `shape`, with the reduced dims back as size 1."
     return g if keepdim or not axes else g.reshape(tuple(1 if i in axes else n for i, n in enumerate(shape)))
@@ -732,7 +732,7 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
 
 Tensor.mean = mean
 
-# %% ../nbs/03_ops.ipynb #b4bb590c
+# %% ../nbs/03_ops.ipynb #2815c013
 def _correction(dim, unbiased, correction):
     "The `(dim, correction)` of PyTorch's var/std signatures, old (`unbiased`) and new (`correction`)."
     if isinstance(dim, bool): dim, unbiased = None, dim  # x.var(False)
@@ -799,7 +799,7 @@ def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
 
 Tensor.var, Tensor.std = var, std
 
-# %% ../nbs/03_ops.ipynb #815b39d6
+# %% ../nbs/03_ops.ipynb #eb370317
 def _product_of_others(a, axis):
     "For each element, the product of the other elements along `axis`: exclusive cumprods from both ends."
     xp = get_array_module(a)
@@ -838,7 +838,7 @@ def prod(input, dim=None, keepdim=False, *, dtype=None):
 
 Tensor.prod = prod
 
-# %% ../nbs/03_ops.ipynb #e302b054
+# %% ../nbs/03_ops.ipynb #f2c643cf
 class Cumsum(Function):
     _node_name = 'CumsumBackward0'
     @staticmethod
@@ -881,7 +881,7 @@ def logsumexp(input, dim, keepdim=False):
 
 Tensor.cumsum, Tensor.logsumexp = cumsum, logsumexp
 
-# %% ../nbs/03_ops.ipynb #df12549b
+# %% ../nbs/03_ops.ipynb #64dc44d1
 class Amax(Function):
     _node_name = 'AmaxBackward0'
     _reduce = 'max'
@@ -915,7 +915,7 @@ def amin(input, dim=(), keepdim=False):
     "The smallest element over `dim` (all by default); ties share the gradient."
     return Amin.apply(input, dim, keepdim)
 
-# %% ../nbs/03_ops.ipynb #428caa50
+# %% ../nbs/03_ops.ipynb #851af81a
 def _return_type(name):
     cls = collections.namedtuple(name, ['values', 'indices'])
     cls.__repr__ = lambda self: f"torch.return_types.{name}(\nvalues={self.values!r},\nindices={self.indices!r})"
@@ -996,7 +996,7 @@ def any(input, dim=None, keepdim=False):
 Tensor.amax, Tensor.amin, Tensor.max, Tensor.min, Tensor.argmax, Tensor.argmin = amax, amin, max, min, argmax, argmin
 Tensor.all, Tensor.any = all, any
 
-# %% ../nbs/03_ops.ipynb #b77d5fb9
+# %% ../nbs/03_ops.ipynb #c9541f74
 def _softmax_input(x, dim, name):
     a = x._data
     if a.dtype.kind != 'f': raise NotImplementedError(f"\"{name}_lastdim_kernel_impl\" not implemented for '{_type_name(a.dtype)}'")
@@ -1043,7 +1043,7 @@ def log_softmax(input, dim, dtype=None):
 
 Tensor.softmax, Tensor.log_softmax = softmax, log_softmax
 
-# %% ../nbs/03_ops.ipynb #2d00808d
+# %% ../nbs/03_ops.ipynb #6c3ca799
 class _MatrixTranspose(Function):
     _node_name = 'TransposeBackward0'
     @staticmethod
@@ -1139,7 +1139,7 @@ Tensor.matmul, Tensor.mm, Tensor.bmm, Tensor.dot, Tensor.mv = matmul, mm, bmm, d
 Tensor.__matmul__ = matmul
 Tensor.__rmatmul__ = lambda self, other: matmul(other, self)
 
-# %% ../nbs/03_ops.ipynb #08f299c9
+# %% ../nbs/03_ops.ipynb #0d3ea044
 def _parse_einsum(equation, shapes):
     "The subscripts of each operand and of the output, with `...` spelled out as letters."
     eq = equation.replace(' ', '')
@@ -1222,7 +1222,7 @@ def einsum(equation, *operands):
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)): operands = tuple(operands[0])
     return Einsum.apply(equation, *operands)
 
-# %% ../nbs/03_ops.ipynb #b918ac1a
+# %% ../nbs/03_ops.ipynb #9c608f7f
 def _to_args(args, kwargs):
     "The `(device, dtype, copy)` of any of `Tensor.to`'s signatures."
     device, dtype, copy = kwargs.get('device'), kwargs.get('dtype'), kwargs.get('copy', False)
@@ -1262,7 +1262,7 @@ for _name, _dt in (('float', 'float32'), ('double', 'float64'), ('half', 'float1
                    ('short', 'int16'), ('char', 'int8'), ('byte', 'uint8'), ('bool', '_bool')):
     setattr(Tensor, _name, _dtype_method(_name, getattr(_backend, _dt)))
 
-# %% ../nbs/03_ops.ipynb #317eaa1f
+# %% ../nbs/03_ops.ipynb #33610838
 class Clone(Function):
     _node_name = 'CloneBackward0'
     @staticmethod
@@ -1298,7 +1298,7 @@ Tensor.new_full = lambda self, size, fill_value, dtype=None, device=None, requir
 Tensor.new_tensor = lambda self, data, dtype=None, device=None, requires_grad=False: tensor(
     data, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
 
-# %% ../nbs/03_ops.ipynb #486cb6dc
+# %% ../nbs/03_ops.ipynb #87d341a3
 def _records(*tensors):
     "Whether an in-place op on these tensors must be recorded in the graph."
     return _grad_mode.enabled and builtins.any(isinstance(t, Tensor) and t.requires_grad for t in tensors)
@@ -1356,7 +1356,7 @@ def _binary_(ufunc, result_dtype=None):
         return self
     return run
 
-# %% ../nbs/03_ops.ipynb #db1a9409
+# %% ../nbs/03_ops.ipynb #6f46117f
 _add_into, _sub_into, _mul_into = _binary_('add'), _binary_('subtract'), _binary_('multiply')
 _div_into = _binary_('true_divide', lambda dt: dt if dt.kind == 'f' else get_default_dtype().numpy)
 
@@ -1399,7 +1399,7 @@ Tensor.clamp_max_ = lambda self, max: _clamp_(self, None, max)
 Tensor.masked_fill_ = _masked_fill_
 Tensor.__iadd__, Tensor.__isub__, Tensor.__imul__, Tensor.__itruediv__ = _add_, _sub_, _mul_, _div_
 
-# %% ../nbs/03_ops.ipynb #b7a86033
+# %% ../nbs/03_ops.ipynb #daa3dd24
 def _zeros_like_grad(grad, shape):
     return _const(get_array_module(grad._data).zeros(shape, grad._data.dtype), grad)
 

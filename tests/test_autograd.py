@@ -241,3 +241,17 @@ def test_negating_a_bool_tensor_is_an_error():
 
 def test_full_reduction_holds_an_array():
     assert isinstance(lt.ones(2, 3).sum().numpy(), np.ndarray)
+
+def test_leaf_grads_never_alias_other_tensors():
+    class PassSaved(lt.autograd.Function):
+        @staticmethod
+        def forward(ctx, x): ctx.save_for_backward(x); return x._data * 2
+        @staticmethod
+        def backward(ctx, g): return ctx.saved_tensors[0]  # hands back a tensor that is also the input
+    x = lt.tensor(A, requires_grad=True)
+    PassSaved.apply(x).sum().backward()
+    assert not np.shares_memory(x.grad.numpy(), x.detach().numpy())
+    a, b = lt.tensor(A, requires_grad=True), lt.tensor(A, requires_grad=True)
+    root = lt.ones(3, 4)
+    (a + b).backward(root)
+    assert not np.shares_memory(a.grad.numpy(), b.grad.numpy()) and not np.shares_memory(a.grad.numpy(), root.numpy())

@@ -1,0 +1,56 @@
+"""lit_torch vs torch (CPU), side by side in one run: an nn MLP step, a small CNN step, and Conv2d alone.
+
+Each step is the same code for both libraries (`import lit_torch as torch` style), timed with the
+helpers of bench_core. Run: python benchmarks/bench_nn.py
+"""
+import sys
+from pathlib import Path
+import torch
+import lit_torch as lt
+sys.path.insert(0, str(Path(__file__).parent))
+from bench_core import side_by_side
+
+def mlp(m, batch=128):
+    m.manual_seed(0)
+    nn = m.nn
+    model = nn.Sequential(nn.Linear(784, 512), nn.ReLU(), nn.Linear(512, 512), nn.ReLU(), nn.Linear(512, 10))
+    opt = m.optim.SGD(model.parameters(), lr=0.01)
+    x, y = m.randn(batch, 784), m.randint(0, 10, (batch,))
+    loss_fn = nn.CrossEntropyLoss()
+    def step():
+        loss = loss_fn(model(x), y)
+        opt.zero_grad(); loss.backward(); opt.step()
+    return step
+
+def cnn(m, batch=32):
+    m.manual_seed(0)
+    nn = m.nn
+    model = nn.Sequential(nn.Conv2d(3, 32, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
+                          nn.Conv2d(32, 64, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
+                          nn.Flatten(), nn.Linear(64 * 8 * 8, 10))
+    opt = m.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+    x, y = m.randn(batch, 3, 32, 32), m.randint(0, 10, (batch,))
+    loss_fn = nn.CrossEntropyLoss()
+    def step():
+        loss = loss_fn(model(x), y)
+        opt.zero_grad(); loss.backward(); opt.step()
+    return step
+
+def conv(m, batch=32):
+    m.manual_seed(0)
+    layer = m.nn.Conv2d(32, 64, 3, padding=1)
+    x = m.randn(batch, 32, 16, 16, requires_grad=True)
+    def step():
+        layer.zero_grad(); x.grad = None
+        layer(x).sum().backward()
+    return step
+
+def main():
+    rows = [('MLP 784-512-512-10 step (nn.Sequential, CrossEntropyLoss, SGD), batch 128', *side_by_side(mlp)),
+            ('CNN step: conv 3→32→64, 32×32, batch 32 (SGD momentum)', *side_by_side(cnn)),
+            ('Conv2d 32→64 3×3, 16×16, batch 32, forward+backward', *side_by_side(conv))]
+    print(f'threads: torch {torch.get_num_threads()}\n')
+    print('| benchmark | torch | lit_torch | ratio |\n|---|---|---|---|')
+    for name, t, l in rows: print(f'| {name} | {t * 1e3:.2f} ms | {l * 1e3:.2f} ms | {l / t:.2f}x |')
+
+if __name__ == '__main__': main()
