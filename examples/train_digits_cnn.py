@@ -43,7 +43,7 @@ def main(epochs=15, batch_size=64, lr=5e-3, plot='digits_loss.png'):
         print(f'epoch {epoch}  loss {np.mean(losses[-len(X) // batch_size:]):.4f}  test accuracy {acc:.3f}')
     print(f'{sum(p.numel() for p in model.parameters())} parameters, {time.perf_counter() - start:.1f} s')
     if plot: _plot(losses, plot)
-    return acc
+    return acc, losses
 
 def _plot(losses, path):
     try: import matplotlib; matplotlib.use('Agg'); import matplotlib.pyplot as plt

@@ -6,7 +6,7 @@
 __all__ = ['state_dict', 'register_state_dict_pre_hook', 'register_state_dict_post_hook', 'load_state_dict',
            'register_load_state_dict_post_hook', 'save', 'load']
 
-# %% ../nbs/06_state_dict.ipynb #dea6adab
+# %% ../nbs/06_state_dict.ipynb #f4e41cbc
 import io, json, os, struct
 from collections import OrderedDict, namedtuple
 import numpy as np
@@ -15,7 +15,7 @@ from ._tensor import Tensor, _wrap
 from .autograd import no_grad
 from .nn.modules.module import Module, Parameter, _register
 
-# %% ../nbs/06_state_dict.ipynb #e3b1b780
+# %% ../nbs/06_state_dict.ipynb #1a85240c
 def _save_to_state_dict(self, destination, prefix, keep_vars):
     "Write this module's own parameters and persistent buffers into `destination`."
     for name, p in self._parameters.items():
@@ -52,7 +52,7 @@ Module._save_to_state_dict, Module.state_dict = _save_to_state_dict, state_dict
 Module.register_state_dict_pre_hook, Module.register_state_dict_post_hook = register_state_dict_pre_hook, register_state_dict_post_hook
 Module._register_state_dict_hook = register_state_dict_post_hook
 
-# %% ../nbs/06_state_dict.ipynb #c239eff9
+# %% ../nbs/06_state_dict.ipynb #20e653a0
 def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs):
     "Load this module's own tensors from `state_dict`, reporting missing, unexpected and mismatched keys."
     for hook in self._load_state_dict_pre_hooks.values():
@@ -82,7 +82,7 @@ def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, miss
 
 Module._load_from_state_dict = _load_from_state_dict
 
-# %% ../nbs/06_state_dict.ipynb #81ebe5b7
+# %% ../nbs/06_state_dict.ipynb #08c70bc5
 class _IncompatibleKeys(namedtuple('IncompatibleKeys', ['missing_keys', 'unexpected_keys'])):
     def __repr__(self): return '<All keys matched successfully>' if not self.missing_keys and not self.unexpected_keys else super().__repr__()
     __str__ = __repr__
@@ -138,15 +138,20 @@ def register_load_state_dict_post_hook(self, hook):
 
 Module.load_state_dict, Module.register_load_state_dict_post_hook = load_state_dict, register_load_state_dict_post_hook
 
-# %% ../nbs/06_state_dict.ipynb #3f13b080
+# %% ../nbs/06_state_dict.ipynb #f2af9be6
 _TREE = 'lit_torch.tree'
+
+def _host_array(t):
+    "A C-contiguous NumPy array of tensor `t` (0-d stays 0-d, which `np.ascontiguousarray` would not keep)."
+    a = t.detach().cpu().numpy()
+    return a if a.flags.c_contiguous else a.copy(order='C')
 
 def _encode(obj, tensors, path):
     "JSON-able structure of `obj`, moving its tensors into `tensors` under unique names."
     if isinstance(obj, Tensor):
         name = path or 'tensor'
         while name in tensors: name += '_'
-        tensors[name] = np.ascontiguousarray(obj.detach().cpu().numpy())
+        tensors[name] = _host_array(obj)
         return {'tensor': name}
     if isinstance(obj, dict): return {'dict': [[_encode(k, tensors, None), _encode(v, tensors, f'{path}.{k}' if path else str(k))] for k, v in obj.items()]}
     if isinstance(obj, (list, tuple)):
@@ -158,17 +163,17 @@ def _encode(obj, tensors, path):
 def _decode(node, tensors):
     kind, value = next(iter(node.items()))
     if kind == 'tensor': return tensors[value]
-    if kind == 'dict': return OrderedDict((_decode(k, tensors), _decode(v, tensors)) for k, v in value)
+    if kind == 'dict': return {_decode(k, tensors): _decode(v, tensors) for k, v in value}
     if kind in ('list', 'tuple'): return (list if kind == 'list' else tuple)(_decode(v, tensors) for v in value)
     return value
 
-# %% ../nbs/06_state_dict.ipynb #180a78d3
+# %% ../nbs/06_state_dict.ipynb #992a1e9f
 def save(obj, f):
     "Save tensors, numbers and strings, nested in dicts/lists/tuples, to `f` (a path or binary file) as safetensors."
     from safetensors.numpy import save as _save_bytes
     tensors = {}
     flat = isinstance(obj, dict) and all(isinstance(k, str) and isinstance(v, Tensor) for k, v in obj.items())
-    if flat: tensors = {k: np.ascontiguousarray(v.detach().cpu().numpy()) for k, v in obj.items()}
+    if flat: tensors = {k: _host_array(v) for k, v in obj.items()}
     metadata = {_TREE: json.dumps(_encode(obj, tensors, ''))} if not flat else {'format': 'pt'}
     data = _save_bytes(tensors, metadata)
     if isinstance(f, (str, os.PathLike)):

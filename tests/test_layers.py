@@ -150,3 +150,34 @@ def test_init_functions_match_torch_bounds_and_errors():
     from op_helpers import check_same_error
     check_same_error(lambda m: m.nn.init.xavier_uniform_(m.empty(3)))
     check_same_error(lambda m: m.nn.init.kaiming_uniform_(m.empty(3, 3), mode='fan_avg'))
+
+def test_real_layers_round_trip_through_safetensors_both_ways(tmp_path):
+    from safetensors.torch import save_file, load_file
+    def make(m):
+        nn = m.nn
+        return nn.Sequential(nn.Conv2d(1, 4, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2), nn.Flatten(),
+                             nn.LayerNorm(4 * 4 * 4), nn.Linear(64, 5))
+    t, l = make(torch), make(lt)
+    x = np.random.default_rng(2).standard_normal((3, 1, 8, 8)).astype(np.float32)
+    save_file(t.state_dict(), str(tmp_path / 't.safetensors'))
+    l.load_state_dict(lt.load(tmp_path / 't.safetensors'))
+    np.testing.assert_allclose(l(lt.tensor(x)).detach().numpy(), t(torch.tensor(x)).detach().numpy(), rtol=1e-4, atol=1e-5)
+    l2, t2 = make(lt), make(torch)
+    lt.save(l2.state_dict(), tmp_path / 'l.safetensors')
+    t2.load_state_dict(load_file(str(tmp_path / 'l.safetensors')))
+    np.testing.assert_allclose(l2(lt.tensor(x)).detach().numpy(), t2(torch.tensor(x)).detach().numpy(), rtol=1e-4, atol=1e-5)
+
+def test_optimizer_state_dict_saves_and_loads(tmp_path):
+    model = lt.nn.Linear(4, 2)
+    opt = lt.optim.Adam(model.parameters(), lr=0.01, amsgrad=True)
+    for _ in range(3):
+        opt.zero_grad(); model(lt.randn(8, 4)).pow(2).sum().backward(); opt.step()
+    lt.save({'model': model.state_dict(), 'optim': opt.state_dict()}, tmp_path / 'ckpt.safetensors')
+    ckpt = lt.load(tmp_path / 'ckpt.safetensors')
+    model2 = lt.nn.Linear(4, 2); model2.load_state_dict(ckpt['model'])
+    opt2 = lt.optim.Adam(model2.parameters(), lr=0.01, amsgrad=True); opt2.load_state_dict(ckpt['optim'])
+    x = lt.randn(8, 4)
+    for m, o in ((model, opt), (model2, opt2)):
+        o.zero_grad(); m(x).pow(2).sum().backward(); o.step()
+    np.testing.assert_array_equal(model.weight.detach().numpy(), model2.weight.detach().numpy())
+    assert repr(opt2.state_dict()['param_groups']) == repr(opt.state_dict()['param_groups'])
