@@ -42,3 +42,6 @@ from .serialization import save, load
 
 # Optimizers and learning-rate schedules (nbs/08_optim.ipynb, nbs/08a_lr_scheduler.ipynb)
 from . import optim
+
+# The data pipeline (nbs/11_data.ipynb)
+from . import utils

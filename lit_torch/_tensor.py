@@ -7,13 +7,13 @@ __all__ = ['zeros_like', 'ones_like', 'empty_like', 'rand_like', 'randn_like', '
            'from_numpy', 'zeros', 'ones', 'empty', 'full', 'eye', 'arange', 'linspace', 'rand', 'randn', 'randint',
            'randperm', 'full_like', 'randint_like', 'from_dlpack']
 
-# %% ../nbs/01_tensor.ipynb #8eebdee0
+# %% ../nbs/01_tensor.ipynb #1ed594ce
 import numpy as np
 from .backend import (device, dtype, float32, float64, int64, _bool, _FROM_NUMPY, _cpu, _cupy,
                                canonical_device, array_module, device_context, dtype_from_numpy, check_dtype,
                                get_default_dtype, default_generator_for, Generator, _get_state)
 
-# %% ../nbs/01_tensor.ipynb #e1f45327
+# %% ../nbs/01_tensor.ipynb #5f42d8bf
 class Tensor:
     "A multi-dimensional array on a device, that can remember how it was computed."
     __slots__ = ('_data', '_device', '_requires_grad', 'grad', 'grad_fn', '_output_nr', '_version', '_accumulator', '_hooks', '__weakref__')
@@ -25,7 +25,7 @@ class Tensor:
         t = empty(*args, device=device) if sized else tensor(args[0], dtype=get_default_dtype(), device=device)
         _fill(self, t._data, t._device)
 
-# %% ../nbs/01_tensor.ipynb #83e51687
+# %% ../nbs/01_tensor.ipynb #0b11af62
 def _fill(t, data, device, grad_fn=None):
     "Set every slot of `t`: `data` is already on `device`, a canonical device."
     t._data, t._device, t._requires_grad, t.grad, t.grad_fn, t._output_nr = data, device, False, None, grad_fn, 0
@@ -37,7 +37,7 @@ def _wrap(data, device=_cpu, grad_fn=None):
     "A new tensor around `data` (already on `device`): the fast path every op uses."
     return _fill(_new(Tensor), data, device, grad_fn)
 
-# %% ../nbs/01_tensor.ipynb #73b19735
+# %% ../nbs/01_tensor.ipynb #deaa4fd6
 class Size(tuple):
     "The shape of a tensor: a tuple that prints as `torch.Size([...])`."
     __slots__ = ()
@@ -64,7 +64,7 @@ def _wrap_dim(dim, ndim):
 Tensor.size, Tensor.dim, Tensor.numel = _size, lambda self: self._data.ndim, lambda self: self._data.size
 Tensor.ndimension, Tensor.nelement = Tensor.dim, Tensor.numel
 
-# %% ../nbs/01_tensor.ipynb #f5268fc6
+# %% ../nbs/01_tensor.ipynb #35301d0c
 def _get_requires_grad(self): return self._requires_grad or self.grad_fn is not None
 
 def _set_requires_grad(self, flag):
@@ -84,13 +84,13 @@ def _requires_grad_(self, requires_grad=True):
 
 Tensor.requires_grad_ = _requires_grad_
 
-# %% ../nbs/01_tensor.ipynb #9edba60f
-def _infer_array(data):
-    "NumPy array of `data` with PyTorch's dtype inference for Python numbers."
+# %% ../nbs/01_tensor.ipynb #b40aa28a
+def _infer_array(data, dtype=None):
+    "NumPy array of `data` with PyTorch's dtype inference for Python numbers (unless `dtype` is given)."
     if isinstance(data, Tensor): return data._data
     if isinstance(data, np.ndarray) or type(data).__module__.startswith('cupy'): return data
     a = np.asarray(data)
-    if a.dtype == np.float64 and not isinstance(data, np.generic): a = a.astype(get_default_dtype().numpy)
+    if a.dtype == np.float64 and dtype is None and not isinstance(data, np.generic): a = a.astype(get_default_dtype().numpy)
     if a.dtype == object: raise TypeError(f"Could not infer dtype of {type(data).__name__}")
     return a
 
@@ -105,13 +105,13 @@ def _place(a, dtype, device, copy):
 
 def tensor(data, dtype=None, device=None, requires_grad=False):
     "A new tensor holding a copy of `data`, with PyTorch's dtype inference."
-    a, d = _place(_infer_array(data), dtype, device if device is not None else getattr(data, 'device', None), copy=True)
+    a, d = _place(_infer_array(data, dtype), dtype, device if device is not None else getattr(data, 'device', None), copy=True)
     return _wrap(a, d).requires_grad_(requires_grad)
 
 def as_tensor(data, dtype=None, device=None):
     "`data` as a tensor, sharing its memory when dtype and device allow."
     if isinstance(data, Tensor) and dtype in (None, data.dtype) and device in (None, data.device): return data
-    a, d = _place(_infer_array(data), dtype, device if device is not None else getattr(data, 'device', None), copy=False)
+    a, d = _place(_infer_array(data, dtype), dtype, device if device is not None else getattr(data, 'device', None), copy=False)
     return _wrap(a, d)
 
 def from_numpy(ndarray):
@@ -120,7 +120,7 @@ def from_numpy(ndarray):
     dtype_from_numpy(ndarray.dtype)
     return _wrap(ndarray)
 
-# %% ../nbs/01_tensor.ipynb #1607d616
+# %% ../nbs/01_tensor.ipynb #ecf47f96
 def _sizes(size):
     "`(2, 3)`, `((2, 3),)` or `(Size([2, 3]),)` as a tuple of ints."
     size = tuple(size[0]) if len(size) == 1 and isinstance(size[0], (tuple, list)) else size
@@ -161,7 +161,7 @@ def eye(n, m=None, dtype=None, device=None, requires_grad=False):
     "A 2-D tensor with ones on the diagonal."
     return _factory(lambda xp, dt: xp.eye(n, n if m is None else m, dtype=dt), dtype, device, requires_grad)
 
-# %% ../nbs/01_tensor.ipynb #bdb6f93f
+# %% ../nbs/01_tensor.ipynb #bbfd0113
 def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False):
     "Values from `start` up to, not including, `end`, `step` apart."
     if end is None: start, end = 0, start
@@ -175,7 +175,7 @@ def linspace(start, end, steps, dtype=None, device=None, requires_grad=False):
     if steps < 0: raise RuntimeError(f"number of steps must be non-negative, got {steps}")
     return _factory(lambda xp, dt: xp.linspace(start, end, steps).astype(dt), dtype, device, requires_grad)
 
-# %% ../nbs/01_tensor.ipynb #58d7061b
+# %% ../nbs/01_tensor.ipynb #524c5145
 def _rng(generator, d):
     g = generator if generator is not None else default_generator_for(d)
     return g.numpy() if d.type == 'cpu' else g.cupy()
@@ -206,7 +206,7 @@ def randperm(n, generator=None, dtype=None, device=None, requires_grad=False):
     "A random permutation of `0 … n-1` (int64 unless told)."
     return _random(lambda g, s: g.permutation(n), (), generator, dtype, device, requires_grad, default=int64)
 
-# %% ../nbs/01_tensor.ipynb #643169c6
+# %% ../nbs/01_tensor.ipynb #7fe68ebb
 def _like(f):
     def like(input, dtype=None, device=None, requires_grad=False, **kwargs):
         return f(input.shape, dtype=dtype or input.dtype, device=device or input.device, requires_grad=requires_grad, **kwargs)
@@ -224,7 +224,7 @@ def randint_like(input, low, high=None, dtype=None, device=None, requires_grad=F
     "`randint` with the size, dtype and device of `input`."
     return randint(low, high, input.shape, dtype=dtype or input.dtype, device=device or input.device, requires_grad=requires_grad)
 
-# %% ../nbs/01_tensor.ipynb #2b8a1d66
+# %% ../nbs/01_tensor.ipynb #a9631e4d
 def _numpy_method(self, force=False):
     "The data as a NumPy array, sharing memory."
     if not force and self.requires_grad:
@@ -251,7 +251,7 @@ def _detach(self):
 
 Tensor.numpy, Tensor.item, Tensor.tolist, Tensor.detach = _numpy_method, _item, _tolist, _detach
 
-# %% ../nbs/01_tensor.ipynb #edc972f4
+# %% ../nbs/01_tensor.ipynb #57e87962
 def _len(self):
     if self._data.ndim == 0: raise TypeError("len() of a 0-d tensor")
     return self._data.shape[0]
@@ -275,7 +275,7 @@ def _index(self):
 
 Tensor.__index__ = _index
 
-# %% ../nbs/01_tensor.ipynb #207a3f5c
+# %% ../nbs/01_tensor.ipynb #94d4fdfe
 def _float_format(values):
     "A function that formats one float as PyTorch would, padded to the width of the widest nonzero finite value."
     finite = values[np.isfinite(values)]
@@ -296,7 +296,7 @@ def _values_str(a, prefix):
     s = np.array2string(a, separator=', ', prefix=prefix, threshold=1000, edgeitems=3, max_line_width=80, formatter=fmt)
     return s.replace(', ..., ', ',  ..., ')  # PyTorch pads the ellipsis inside a row
 
-# %% ../nbs/01_tensor.ipynb #9d1a05d5
+# %% ../nbs/01_tensor.ipynb #12c5c7ac
 def _suffixes(self):
     out = []
     if self._device.type != 'cpu': out.append(f"device='{self._device}'")
@@ -319,7 +319,7 @@ def _repr(self, prefix='tensor('):
 
 Tensor.__repr__ = Tensor.__str__ = _repr
 
-# %% ../nbs/01_tensor.ipynb #82de9172
+# %% ../nbs/01_tensor.ipynb #8ba79e18
 Tensor.__dlpack__ = lambda self, **kwargs: self._data.__dlpack__(**kwargs)
 Tensor.__dlpack_device__ = lambda self: self._data.__dlpack_device__()
 _DLPACK_CUDA = 2
@@ -333,7 +333,7 @@ def from_dlpack(ext_tensor):
     dtype_from_numpy(a.dtype)
     return _wrap(a)
 
-# %% ../nbs/01_tensor.ipynb #fc47db5a
+# %% ../nbs/01_tensor.ipynb #d39e1cd9
 def _get_state_tensor(self):
     "The generator's state as a `uint8` tensor."
     return _wrap(_get_state(self))
