@@ -8,3 +8,7 @@ from .modules.layers import (Sequential, ModuleList, ModuleDict, ParameterList, 
                              Dropout, LayerNorm, Flatten, Unflatten, ReLU, GELU, SiLU, Tanh, Sigmoid, Softmax, LogSoftmax,
                              Conv1d, Conv2d, MaxPool2d, AvgPool2d, AdaptiveAvgPool2d, MSELoss, L1Loss, CrossEntropyLoss,
                              NLLLoss, BCEWithLogitsLoss)
+# BatchNorm (nbs/09_batchnorm.ipynb). F.batch_norm lives with the layer whose story derives it; bound here, once.
+from .modules.batchnorm import BatchNorm1d, BatchNorm2d, BatchNorm3d
+from .modules import batchnorm as _batchnorm
+functional.batch_norm = _batchnorm.batch_norm
