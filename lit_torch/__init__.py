@@ -45,3 +45,6 @@ from . import optim
 
 # The data pipeline (nbs/11_data.ipynb)
 from . import utils
+
+# Distributed training on MPI (nbs/12_distributed.ipynb, 12a_run, 12b_ddp)
+from . import distributed

@@ -12,3 +12,5 @@ from .modules.layers import (Sequential, ModuleList, ModuleDict, ParameterList, 
 from .modules.batchnorm import BatchNorm1d, BatchNorm2d, BatchNorm3d
 from .modules import batchnorm as _batchnorm
 functional.batch_norm = _batchnorm.batch_norm
+from . import parallel
+from .modules.syncbn import SyncBatchNorm

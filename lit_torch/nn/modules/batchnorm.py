@@ -5,7 +5,7 @@
 # %% auto #0
 __all__ = ['NativeBatchNorm', 'batch_norm', 'BatchNorm1d', 'BatchNorm2d', 'BatchNorm3d']
 
-# %% ../../../nbs/09_batchnorm.ipynb #f1118bc9
+# %% ../../../nbs/09_batchnorm.ipynb #f3f11618
 import os
 from concurrent.futures import ThreadPoolExecutor
 import numpy as np
@@ -16,7 +16,7 @@ from .module import Module, Parameter
 from .. import init
 from ..functional import _replay
 
-# %% ../../../nbs/09_batchnorm.ipynb #4e86166e
+# %% ../../../nbs/09_batchnorm.ipynb #f98d5894
 def _channel_sum(a3):
     "Sum of an `(N, C, L)` array over N and L, per channel."
     n, c, l = a3.shape
@@ -31,7 +31,7 @@ def _channel_dot(a3, b3):
     if l == 1: return xp.einsum('ij,ij->j', a3.reshape(n, c), b3.reshape(n, c))
     return xp.einsum('ij,ij->i', a3.reshape(n * c, l), b3.reshape(n * c, l)).reshape(n, c).sum(0)
 
-# %% ../../../nbs/09_batchnorm.ipynb #d48d9279
+# %% ../../../nbs/09_batchnorm.ipynb #c54389d7
 _POOL, _POOL_PID = None, None
 
 def _blocks(fn, a3, block_bytes=2 << 20):
@@ -86,7 +86,7 @@ def _bn_forward(ctx, a, weight, bias, running_mean, running_var, training, momen
     ctx.stats = (mean, invstd, m)
     return out.reshape(a.shape)
 
-# %% ../../../nbs/09_batchnorm.ipynb #445357f2
+# %% ../../../nbs/09_batchnorm.ipynb #c4b124c0
 def _batch_norm_composite(x, weight, bias, mean, invstd, training, momentum, eps):
     "Batch norm as a chain of differentiable ops: the reference, and the replay for double backward."
     shape = (1, -1) + (1,) * (x.ndim - 2)
@@ -147,7 +147,7 @@ class NativeBatchNorm(Function):
         if nb: gb = _wrap(sum_dy, grad._device)
         return gx, gw, gb, None, None, None, None, None
 
-# %% ../../../nbs/09_batchnorm.ipynb #89794e17
+# %% ../../../nbs/09_batchnorm.ipynb #e87b4d81
 def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1, eps=1e-05):
     "Normalize each channel (dimension 1) over the batch and all other dimensions, then scale and shift."
     if input.ndim < 2:
@@ -175,7 +175,7 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     if bias is not None: bias = bias.reshape(c)
     return NativeBatchNorm.apply(input, weight, bias, running_mean, running_var, bool(training), momentum, eps)
 
-# %% ../../../nbs/09_batchnorm.ipynb #43ab84e5
+# %% ../../../nbs/09_batchnorm.ipynb #41e29042
 class _NormBase(Module):
     "Common base of the batch norms: γ, β, the running statistics, and their bookkeeping."
     _version = 2
@@ -228,7 +228,7 @@ class _NormBase(Module):
                 state_dict[key] = self.num_batches_tracked if self.num_batches_tracked is not None else tensor(0, dtype=int64)
         super()._load_from_state_dict(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs)
 
-# %% ../../../nbs/09_batchnorm.ipynb #c98cfae5
+# %% ../../../nbs/09_batchnorm.ipynb #8ae894d6
 class _BatchNorm(_NormBase):
     "Batch norm over the channel dimension 1; subclasses check the input's number of dimensions."
     def forward(self, input):
