@@ -7,16 +7,17 @@ __all__ = ['zeros_like', 'ones_like', 'empty_like', 'rand_like', 'randn_like', '
            'from_numpy', 'zeros', 'ones', 'empty', 'full', 'eye', 'arange', 'linspace', 'rand', 'randn', 'randint',
            'randperm', 'full_like', 'randint_like', 'from_dlpack']
 
-# %% ../nbs/01_tensor.ipynb #1ed594ce
+# %% ../nbs/01_tensor.ipynb #e76df88d
 import numpy as np
 from .backend import (device, dtype, float32, float64, int64, _bool, _FROM_NUMPY, _cpu, _cupy,
                                canonical_device, array_module, device_context, dtype_from_numpy, check_dtype,
                                get_default_dtype, default_generator_for, Generator, _get_state)
 
-# %% ../nbs/01_tensor.ipynb #5f42d8bf
+# %% ../nbs/01_tensor.ipynb #f8e0a21c
 class Tensor:
     "A multi-dimensional array on a device, that can remember how it was computed."
-    __slots__ = ('_data', '_device', '_requires_grad', 'grad', 'grad_fn', '_output_nr', '_version', '_accumulator', '_hooks', '__weakref__')
+    __slots__ = ('_data', '_device', '_requires_grad', 'grad', 'grad_fn', '_output_nr', '_version', '_accumulator', '_hooks',
+                 '_post_accumulate_hooks', '__weakref__')
     __array_ufunc__ = None  # NumPy must hand `ndarray + tensor` to our operators, not loop over our elements
 
     def __init__(self, *args, device=None):
@@ -25,11 +26,11 @@ class Tensor:
         t = empty(*args, device=device) if sized else tensor(args[0], dtype=get_default_dtype(), device=device)
         _fill(self, t._data, t._device)
 
-# %% ../nbs/01_tensor.ipynb #0b11af62
+# %% ../nbs/01_tensor.ipynb #e08d742a
 def _fill(t, data, device, grad_fn=None):
     "Set every slot of `t`: `data` is already on `device`, a canonical device."
     t._data, t._device, t._requires_grad, t.grad, t.grad_fn, t._output_nr = data, device, False, None, grad_fn, 0
-    t._version, t._accumulator, t._hooks = [0], None, None
+    t._version, t._accumulator, t._hooks, t._post_accumulate_hooks = [0], None, None, None
     return t
 
 _new = object.__new__
@@ -37,7 +38,7 @@ def _wrap(data, device=_cpu, grad_fn=None):
     "A new tensor around `data` (already on `device`): the fast path every op uses."
     return _fill(_new(Tensor), data, device, grad_fn)
 
-# %% ../nbs/01_tensor.ipynb #deaa4fd6
+# %% ../nbs/01_tensor.ipynb #cbee923e
 class Size(tuple):
     "The shape of a tensor: a tuple that prints as `torch.Size([...])`."
     __slots__ = ()
@@ -64,7 +65,7 @@ def _wrap_dim(dim, ndim):
 Tensor.size, Tensor.dim, Tensor.numel = _size, lambda self: self._data.ndim, lambda self: self._data.size
 Tensor.ndimension, Tensor.nelement = Tensor.dim, Tensor.numel
 
-# %% ../nbs/01_tensor.ipynb #35301d0c
+# %% ../nbs/01_tensor.ipynb #4ef1586c
 def _get_requires_grad(self): return self._requires_grad or self.grad_fn is not None
 
 def _set_requires_grad(self, flag):
@@ -84,7 +85,7 @@ def _requires_grad_(self, requires_grad=True):
 
 Tensor.requires_grad_ = _requires_grad_
 
-# %% ../nbs/01_tensor.ipynb #b40aa28a
+# %% ../nbs/01_tensor.ipynb #d3670ef6
 def _infer_array(data, dtype=None):
     "NumPy array of `data` with PyTorch's dtype inference for Python numbers (unless `dtype` is given)."
     if isinstance(data, Tensor): return data._data
@@ -120,7 +121,7 @@ def from_numpy(ndarray):
     dtype_from_numpy(ndarray.dtype)
     return _wrap(ndarray)
 
-# %% ../nbs/01_tensor.ipynb #ecf47f96
+# %% ../nbs/01_tensor.ipynb #608f0cf4
 def _sizes(size):
     "`(2, 3)`, `((2, 3),)` or `(Size([2, 3]),)` as a tuple of ints."
     size = tuple(size[0]) if len(size) == 1 and isinstance(size[0], (tuple, list)) else size
@@ -161,7 +162,7 @@ def eye(n, m=None, dtype=None, device=None, requires_grad=False):
     "A 2-D tensor with ones on the diagonal."
     return _factory(lambda xp, dt: xp.eye(n, n if m is None else m, dtype=dt), dtype, device, requires_grad)
 
-# %% ../nbs/01_tensor.ipynb #bbfd0113
+# %% ../nbs/01_tensor.ipynb #78d8d514
 def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False):
     "Values from `start` up to, not including, `end`, `step` apart."
     if end is None: start, end = 0, start
@@ -175,7 +176,7 @@ def linspace(start, end, steps, dtype=None, device=None, requires_grad=False):
     if steps < 0: raise RuntimeError(f"number of steps must be non-negative, got {steps}")
     return _factory(lambda xp, dt: xp.linspace(start, end, steps).astype(dt), dtype, device, requires_grad)
 
-# %% ../nbs/01_tensor.ipynb #524c5145
+# %% ../nbs/01_tensor.ipynb #1c0da787
 def _rng(generator, d):
     g = generator if generator is not None else default_generator_for(d)
     return g.numpy() if d.type == 'cpu' else g.cupy()
@@ -206,7 +207,7 @@ def randperm(n, generator=None, dtype=None, device=None, requires_grad=False):
     "A random permutation of `0 … n-1` (int64 unless told)."
     return _random(lambda g, s: g.permutation(n), (), generator, dtype, device, requires_grad, default=int64)
 
-# %% ../nbs/01_tensor.ipynb #7fe68ebb
+# %% ../nbs/01_tensor.ipynb #8e705c1e
 def _like(f):
     def like(input, dtype=None, device=None, requires_grad=False, **kwargs):
         return f(input.shape, dtype=dtype or input.dtype, device=device or input.device, requires_grad=requires_grad, **kwargs)
@@ -224,7 +225,7 @@ def randint_like(input, low, high=None, dtype=None, device=None, requires_grad=F
     "`randint` with the size, dtype and device of `input`."
     return randint(low, high, input.shape, dtype=dtype or input.dtype, device=device or input.device, requires_grad=requires_grad)
 
-# %% ../nbs/01_tensor.ipynb #a9631e4d
+# %% ../nbs/01_tensor.ipynb #3ee5869d
 def _numpy_method(self, force=False):
     "The data as a NumPy array, sharing memory."
     if not force and self.requires_grad:
@@ -251,7 +252,7 @@ def _detach(self):
 
 Tensor.numpy, Tensor.item, Tensor.tolist, Tensor.detach = _numpy_method, _item, _tolist, _detach
 
-# %% ../nbs/01_tensor.ipynb #57e87962
+# %% ../nbs/01_tensor.ipynb #2bbadc01
 def _len(self):
     if self._data.ndim == 0: raise TypeError("len() of a 0-d tensor")
     return self._data.shape[0]
@@ -275,7 +276,7 @@ def _index(self):
 
 Tensor.__index__ = _index
 
-# %% ../nbs/01_tensor.ipynb #94d4fdfe
+# %% ../nbs/01_tensor.ipynb #6a8c69c3
 def _float_format(values):
     "A function that formats one float as PyTorch would, padded to the width of the widest nonzero finite value."
     finite = values[np.isfinite(values)]
@@ -296,7 +297,7 @@ def _values_str(a, prefix):
     s = np.array2string(a, separator=', ', prefix=prefix, threshold=1000, edgeitems=3, max_line_width=80, formatter=fmt)
     return s.replace(', ..., ', ',  ..., ')  # PyTorch pads the ellipsis inside a row
 
-# %% ../nbs/01_tensor.ipynb #12c5c7ac
+# %% ../nbs/01_tensor.ipynb #a9fa9358
 def _suffixes(self):
     out = []
     if self._device.type != 'cpu': out.append(f"device='{self._device}'")
@@ -319,7 +320,7 @@ def _repr(self, prefix='tensor('):
 
 Tensor.__repr__ = Tensor.__str__ = _repr
 
-# %% ../nbs/01_tensor.ipynb #8ba79e18
+# %% ../nbs/01_tensor.ipynb #613329fc
 Tensor.__dlpack__ = lambda self, **kwargs: self._data.__dlpack__(**kwargs)
 Tensor.__dlpack_device__ = lambda self: self._data.__dlpack_device__()
 _DLPACK_CUDA = 2
@@ -333,7 +334,7 @@ def from_dlpack(ext_tensor):
     dtype_from_numpy(a.dtype)
     return _wrap(a)
 
-# %% ../nbs/01_tensor.ipynb #d39e1cd9
+# %% ../nbs/01_tensor.ipynb #ef3c55e6
 def _get_state_tensor(self):
     "The generator's state as a `uint8` tensor."
     return _wrap(_get_state(self))

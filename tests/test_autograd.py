@@ -255,3 +255,18 @@ def test_leaf_grads_never_alias_other_tensors():
     root = lt.ones(3, 4)
     (a + b).backward(root)
     assert not np.shares_memory(a.grad.numpy(), b.grad.numpy()) and not np.shares_memory(a.grad.numpy(), root.numpy())
+
+def test_post_accumulate_grad_hooks_and_engine_callbacks_like_torch():
+    logs = {}
+    for m in (torch, lt):
+        log = []
+        x = m.tensor(A, requires_grad=True)
+        x.register_post_accumulate_grad_hook(lambda t: log.append(('post', round(float(t.grad.sum()), 4))))
+        def pre(g, m=m):
+            m.autograd.Variable._execution_engine.queue_callback(lambda: log.append('callback'))
+            log.append('pre')
+        x.register_hook(pre)
+        (x * 2).sum().backward()
+        logs[m.__name__] = log
+    assert logs['lit_torch'] == logs['torch']
+    check_same_error(lambda m: (m.tensor(A, requires_grad=True) * 2).register_post_accumulate_grad_hook(lambda t: None))
