@@ -180,6 +180,30 @@ def test_world_of_one_in_process():
     finally: dist.destroy_process_group()
     assert not dist.is_initialized()
 
+def test_ddp_grads_accumulate_in_bucket_views():
+    "Post-accumulate hooks: after one synced backward, p.grad is its bucket view and later backwards add into it in place."
+    from lit_torch import nn
+    from lit_torch.nn.parallel.distributed import DistributedDataParallel as DDP
+    dist.init_process_group('mpi')
+    try:
+        torch.manual_seed(0)
+        net = nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 3))
+        ref = nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 3)); ref.load_state_dict(net.state_dict())
+        ddp, x = DDP(net, bucket_cap_mb=0.0001), torch.randn(5, 4)
+        assert len(ddp._buckets) > 1
+        ddp(x).pow(2).sum().backward(); ref(x).pow(2).sum().backward()
+        views = [p.grad for p in net.parameters()]
+        assert all(any(np.shares_memory(g._data, b.flat) for b in ddp._buckets) for g in views)
+        assert not ddp._expect_hooks   # the engine callback finished the reduction
+        with ddp.no_sync(): ddp(x).pow(2).sum().backward()
+        ddp(x).pow(2).sum().backward(); ref(x).pow(2).sum().backward(); ref(x).pow(2).sum().backward()
+        assert all(p.grad is g for p, g in zip(net.parameters(), views))
+        for p, q in zip(net.parameters(), ref.parameters()): np.testing.assert_allclose(p.grad.numpy(), q.grad.numpy(), rtol=1e-5, atol=1e-6)
+        for p in net.parameters(): p.grad = None       # zero_grad(set_to_none=True): the next backward copies into the view
+        ddp(x).pow(2).sum().backward()
+        assert all(any(np.shares_memory(p.grad._data, b.flat) for b in ddp._buckets) for p in net.parameters())
+    finally: dist.destroy_process_group()
+
 def _bad_size():
     dist.destroy_process_group()
     try: dist.init_process_group('mpi', world_size=2)

@@ -5,15 +5,15 @@
 # %% auto #0
 __all__ = ['DistributedDataParallel']
 
-# %% ../../../nbs/12b_ddp.ipynb #2191109e
+# %% ../../../nbs/12b_ddp.ipynb #17c74b94
 import contextlib, time, weakref
 import numpy as np
 from ..._tensor import Tensor, _wrap
-from ...autograd import is_grad_enabled, no_grad, AccumulateGrad
+from ...autograd import is_grad_enabled, no_grad, AccumulateGrad, Variable
 from ..modules.module import Module
 from ...distributed import distributed_c10d as dist
 
-# %% ../../../nbs/12b_ddp.ipynb #ffed13c3
+# %% ../../../nbs/12b_ddp.ipynb #8f518097
 _DEFAULT_FIRST_BUCKET_BYTES = 1024 * 1024
 
 class _Bucket:
@@ -41,7 +41,7 @@ def _build_buckets(params, cap, first_cap=_DEFAULT_FIRST_BUCKET_BYTES):
     buckets += [c[0] for c in open_.values()]
     return [_Bucket(ps, i) for i, ps in enumerate(buckets)]
 
-# %% ../../../nbs/12b_ddp.ipynb #5d783557
+# %% ../../../nbs/12b_ddp.ipynb #5ed25a1e
 def _tensors_in(obj):
     "Every Tensor inside a (nested) output."
     if isinstance(obj, Tensor): yield obj
@@ -63,7 +63,7 @@ def _reachable_leaves(outputs):
         stack.extend(n for n, _ in node.next_functions)
     return leaves
 
-# %% ../../../nbs/12b_ddp.ipynb #e8d5979a
+# %% ../../../nbs/12b_ddp.ipynb #0c614625
 class DistributedDataParallel(Module):
     "Data parallelism across processes: broadcast at start, then bucketed gradient all-reduce overlapping backward."
     def __init__(self, module, device_ids=None, output_device=None, dim=0, broadcast_buffers=True, init_sync=True,
@@ -87,7 +87,7 @@ class DistributedDataParallel(Module):
             for k, p in enumerate(b.params): self._slot[id(p)] = (b, k)
         self._expect_hooks, self._n_ready, self._next_bucket, self._unused, self._timeline = False, 0, 0, [], None
         me = weakref.ref(self)
-        self._hook_handles = [p.register_hook(_make_hook(me, p)) for p in self._params]
+        self._hook_handles = [p.register_post_accumulate_grad_hook(_make_hook(me, p)) for p in self._params]
 
     def _verify_params_across_processes(self):
         "Every rank must wrap the same parameter shapes, or the buckets would not line up."
@@ -141,9 +141,9 @@ class DistributedDataParallel(Module):
 
 def _marked(b, p): return getattr(b, '_marked', set()).__contains__(id(p))
 
-# %% ../../../nbs/12b_ddp.ipynb #b6050bf7
+# %% ../../../nbs/12b_ddp.ipynb #ccecdef7
 def _prepare_for_backward(self, out):
-    self._expect_hooks, self._n_ready, self._next_bucket, self._marked_unused = True, 0, 0, False
+    self._expect_hooks, self._n_ready, self._next_bucket, self._queued = True, 0, 0, False
     for b in self._buckets: b.pending, b.work, b._marked = len(b.params), None, set()
     self._saved_grads = {}
     if self.find_unused_parameters:
@@ -152,38 +152,34 @@ def _prepare_for_backward(self, out):
     else: self._unused = []
     if self._timeline is not None: self._timeline.append(('forward_end', -1, time.perf_counter()))
 
+def _xp(a): return np if isinstance(a, np.ndarray) else __import__('cupy')
+
 def _make_hook(ddp_ref, p):
-    "The gradient hook of parameter `p`."
-    def hook(grad):
+    "The post-accumulate-grad hook of parameter `p`."
+    def hook(param):
         self = ddp_ref()
-        if self is None or not self._expect_hooks: return None   # no_sync, or no DDP forward: plain accumulation
-        if not self._marked_unused:
-            self._marked_unused = True
-            for q in self._unused: _mark_ready(self, q, None)
-        _mark_ready(self, p, grad)
-        return _wrap(np.broadcast_to(np.zeros((), grad._data.dtype), grad._data.shape) if isinstance(grad._data, np.ndarray)
-                     else grad._data * 0, grad._device)
+        if self is None or not self._expect_hooks: return   # no_sync, or no DDP forward: plain accumulation
+        if not self._queued:   # the first hook of this backward
+            self._queued = True
+            Variable._execution_engine.queue_callback(lambda: _finalize(self))
+            for q in self._unused: _mark_ready(self, q, used=False)
+        _mark_ready(self, param)
     return hook
 
-def _mark_ready(self, p, grad):
-    "Write `p`'s local gradient into its bucket slot and make `p.grad` that slot; launch buckets that are complete."
+def _mark_ready(self, p, used=True):
+    "Make `p.grad` its bucket slot holding grad / N; launch the buckets that are complete."
     b, k = self._slot[id(p)]
     if id(p) in b._marked: raise RuntimeError(
         f"Expected to mark a variable ready only once. Parameter {self._names_of([p])[0]} got two gradients in one "
         "backward pass (reentrant backward or a parameter used in two DDP forwards?).")
     b._marked.add(id(p))
-    view, old = b.views[k], p.grad
-    if self.find_unused_parameters: self._saved_grads[id(p)] = (old, grad is not None)
-    v, s = view._data, 1 / self.process_group.size()   # the average is the sum of grad / N: divide while copying
-    xp = np if isinstance(v, np.ndarray) else __import__('cupy')
-    if grad is None:
-        if old is None: v[...] = 0
-        elif old is not view: xp.multiply(old._data, s, out=v)
-        else: v *= s
-    elif old is None: xp.multiply(grad._data, s, out=v)     # the common case: one pass over memory
-    else:
-        xp.add(old._data, grad._data, out=v)
-        v *= s
+    view, g = b.views[k], p.grad
+    if self.find_unused_parameters: self._saved_grads[id(p)] = (g, used)
+    v, s = view._data, 1 / self.process_group.size()
+    if g is None: v[...] = 0
+    elif g is view or g._data is v:                       # accumulated in the bucket already: divide in place
+        if s != 1: v *= s
+    else: _xp(v).multiply(g._data, s, out=v)              # copy into the bucket, dividing on the way: one pass
     p.grad = view
     self._n_ready += 1
     b.pending -= 1
@@ -198,14 +194,14 @@ def _mark_ready(self, p, grad):
         nb.work = dist.all_reduce(nb.tensor, group=self.process_group, async_op=True)
         if t is not None: t.append(('launch', nb.index, time.perf_counter()))
         self._next_bucket += 1
-    if self._next_bucket == len(self._buckets): _finalize(self)
 
 def _finalize(self):
-    "The last bucket was launched: wait for all of them, then settle globally unused parameters."
+    "Queued on the engine: when backward ends, wait for the buckets in flight, then settle globally unused parameters."
     t = self._timeline
-    for b in self._buckets:
+    for b in self._buckets[:self._next_bucket]:
         b.work.wait()
         if t is not None and not b._done_logged: b._done_logged = True; t.append(('done', b.index, time.perf_counter()))
+    if self._next_bucket < len(self._buckets): return   # some parameter got no gradient: the next forward reports it
     self._expect_hooks, self._n_ready = False, 0
     if self.find_unused_parameters and self._unused:
         used = _wrap(np.array([self._saved_grads[id(p)][1] for p in self._params], np.uint8))
