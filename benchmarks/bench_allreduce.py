@@ -8,14 +8,16 @@ from pathlib import Path
 import numpy as np
 
 SIZES_MB = [4, 16, 64]
-REPS = 20
+REPS = 40
 
-def _median_time(fn, comm, reps=REPS):
-    ts = []
-    for _ in range(reps + 2):
-        comm.Barrier()
-        t = time.perf_counter(); fn(); ts.append(time.perf_counter() - t)
-    return float(np.median(ts[2:]))
+def _interleaved(fns, comm, reps=REPS):
+    "Median seconds of each of `fns`, run in turn every repetition so that machine noise hits them alike."
+    ts = [[] for _ in fns]
+    for r in range(reps + 2):
+        for f, t in zip(fns, ts):
+            comm.Barrier()
+            t0 = time.perf_counter(); f(); t.append(time.perf_counter() - t0)
+    return [float(np.median(t[2:])) for t in ts]
 
 def worker():
     from mpi4py import MPI
@@ -28,10 +30,8 @@ def worker():
     for mb in SIZES_MB:
         n = mb * 1024 * 1024 // 4
         buf = np.random.rand(n).astype(np.float32)
-        raw = _median_time(lambda: comm.Allreduce(MPI.IN_PLACE, buf, MPI.SUM), comm)
-        t = torch.from_numpy(buf)
-        api = _median_time(lambda: dist.all_reduce(t), comm)
-        # DDP: parameters of 1 MiB each, 25 MB buckets; the loss's backward is a cheap broadcast of ones
+        t = torch.from_numpy(buf.copy())
+        # DDP: parameters of 1 MiB each, PyTorch's bucket caps; the loss's backward is a cheap broadcast of ones
         class M(nn.Module):
             def __init__(self):
                 super().__init__()
@@ -42,10 +42,9 @@ def worker():
         def step_local():
             with ddp.no_sync(): ddp().backward()
         for p in m.parameters(): p.grad = None
-        local = _median_time(step_local, comm)
-        synced = _median_time(step_sync, comm)
-        ddp_t = max(synced - local, 1e-9)
-        rows.append((mb, raw, api, ddp_t, synced))
+        raw, api, local, synced = _interleaved([lambda: comm.Allreduce(MPI.IN_PLACE, buf, MPI.SUM),
+                                                lambda: dist.all_reduce(t), step_local, step_sync], comm)
+        rows.append((mb, raw, api, max(synced - local, 1e-9), synced))
     if comm.rank == 0:
         print("| MiB | raw mpi4py Allreduce GB/s | dist.all_reduce GB/s | DDP backward all-reduce GB/s | DDP / raw |")
         print("|---:|---:|---:|---:|---:|")

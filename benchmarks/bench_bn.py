@@ -1,10 +1,11 @@
-"""BatchNorm, lit_torch vs torch (CPU), side by side in one run.
+"""BatchNorm and the DDP all-reduce that SyncBatchNorm's training leans on, in one run.
 
-Rows so far: BatchNorm2d forward+backward on (32, 64, 32, 32), goal at most 1.5x torch.
-Each row is (name, torch seconds, lit_torch seconds, goal); append more to `rows()`.
+1. BatchNorm2d forward+backward on (32, 64, 32, 32), lit_torch vs torch side by side: goal at most 1.5x torch.
+2. The all-reduce bandwidth lit_torch's DDP reaches on 2 local ranks, against a raw mpi4py Allreduce of the
+   same bytes (bench_allreduce.py, launched with mpiexec -n 2): goal at least 0.8 of raw.
 Run: python benchmarks/bench_bn.py
 """
-import sys
+import subprocess, sys
 from pathlib import Path
 import torch
 import lit_torch as lt
@@ -35,5 +36,7 @@ def main():
     print(f'threads: torch {torch.get_num_threads()}\n')
     print('| benchmark | torch | lit_torch | ratio | goal |\n|---|---|---|---|---|')
     for name, t, l, goal in rows(): print(f'| {name} | {t * 1e3:.2f} ms | {l * 1e3:.2f} ms | {l / t:.2f}x | {goal} |')
+    print('\nDDP all-reduce on 2 local ranks (goal: DDP / raw >= 0.8)\n', flush=True)
+    subprocess.run([sys.executable, str(Path(__file__).parent / 'bench_allreduce.py')], check=True)
 
 if __name__ == '__main__': main()

@@ -474,14 +474,14 @@ def _zeros(meta):
     return _wrap(array_module(device).zeros(shape, dtype), device)
 
 # %% ../nbs/02_autograd.ipynb #451eeb40
-def _accumulate(node, grad, create_graph, fresh=False):
-    "Run a leaf's hooks and add `grad` into its `.grad`; a `fresh` gradient may be taken without a copy."
+def _accumulate(node, grad, create_graph, deliveries=None):
+    "Run a leaf's hooks and add `grad` into its `.grad`; a fresh gradient (see `_fresh`) is taken without a copy."
     v = node.variable
     for hook in list((v._hooks or {}).values()):
         new = hook(grad)
         if new is not None: grad = new
     if create_graph: v.grad = grad if v.grad is None else v.grad + grad
-    elif v.grad is None: v.grad = grad.detach() if fresh else _wrap(grad._data.copy(), grad._device)
+    elif v.grad is None: v.grad = grad.detach() if _fresh(grad, deliveries) else _wrap(grad._data.copy(), grad._device)
     else: v.grad._data += grad._data
     for hook in list((v._post_accumulate_hooks or {}).values()): hook(v)
 
@@ -518,7 +518,7 @@ def _run_backward(roots, grads, retain_graph, create_graph, targets=None):
             if isinstance(node, AccumulateGrad):
                 g = grads_in[0]
                 if targets is None and g is not None:
-                    _accumulate(node, g, create_graph, _fresh(g, deliveries))
+                    _accumulate(node, g, create_graph, deliveries)
                 continue
             out = _call_node(node, grads_in)
             for hook in list(getattr(node, '_post_hooks', {}).values()): hook(out, grads_in)
@@ -538,8 +538,9 @@ def _run_backward(roots, grads, retain_graph, create_graph, targets=None):
 
 def _fresh(g, deliveries):
     "Delivered once, owning its memory, and held by no other tensor: `.grad` can take `g`'s array as it is."
-    a = g._data
-    return deliveries.get(id(a)) == 1 and a.base is None and sys.getrefcount(a) <= 2
+    if deliveries is None or deliveries.get(id(g._data)) != 1 or g._data.base is not None: return False
+    # what the engine itself holds: the tensor in grads_in and in three frames, plus the call's argument; the array in the tensor, plus the argument
+    return sys.getrefcount(g) <= 6 and sys.getrefcount(g._data) <= 2
 
 def _n_outputs(node): return 1 if isinstance(node, AccumulateGrad) else len(node._output_meta)
 

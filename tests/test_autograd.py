@@ -33,6 +33,28 @@ def test_leaves_accumulate_across_backward_calls():
         (a * b * 3).sum().backward()
     close(la.grad, ta.grad); close(lb.grad, tb.grad)
 
+class _Twice(lt.autograd.Function):
+    made = []  # ids of the gradient arrays backward returned
+    @staticmethod
+    def forward(ctx, x): return x._data * 2
+    @staticmethod
+    def backward(ctx, g):
+        a = g._data * 2
+        _Twice.made.append(id(a))
+        return lt.from_numpy(a)
+
+def test_fresh_gradient_is_taken_without_a_copy_unless_a_hook_keeps_it():
+    x = lt.tensor(A, requires_grad=True)
+    _Twice.apply(x).sum().backward()
+    assert id(x.grad._data) == _Twice.made[-1]  # nobody else holds it: .grad takes the array
+    kept = []
+    x.grad = None
+    x.register_hook(kept.append)
+    _Twice.apply(x).sum().backward()
+    assert id(x.grad._data) != _Twice.made[-1]  # the hook kept the tensor: .grad is a copy
+    _Twice.apply(x).sum().backward()
+    np.testing.assert_array_equal(kept[0].numpy(), np.full_like(A, 2))  # accumulating left the kept one alone
+
 def test_grad_is_not_shared_between_leaves():
     la, lb = lt.tensor(A, requires_grad=True), lt.tensor(A, requires_grad=True)
     (la + lb).sum().backward()

@@ -65,6 +65,13 @@ def test_eps_large_mean_accuracy():
     t, l = pair('BatchNorm1d', 4, eps=1e-3)
     step(t, l, (64, 4), np.random.default_rng(2), offset=100.0, tol=5e-5)
 
+@pytest.mark.parametrize('offset', [0.3, 30.0])
+def test_blocked_paths_near_and_far_from_zero(offset):
+    "Big enough to run in blocks on the thread pool; offset 0.3 takes the regrouped (|μ| ≤ σ) path, offset 30 the centered one."
+    t, l = pair('BatchNorm2d', 32)
+    rng = np.random.default_rng(3)
+    step(t, l, (24, 32, 32, 32), rng, offset=offset, tol=2e-4 if offset > 1 else 1e-5)
+
 @pytest.mark.parametrize('kw', [{}, dict(momentum=None), dict(affine=False), dict(track_running_stats=False), dict(eps=1e-3, momentum=0.5)])
 def test_state_dict_and_repr(kw):
     for name in ('BatchNorm1d', 'BatchNorm2d', 'BatchNorm3d'):

@@ -34,15 +34,15 @@ def _channel_dot(a3, b3):
 # %% ../../../nbs/09_batchnorm.ipynb #c54389d7
 _POOL, _POOL_PID = None, None
 
-def _blocks(fn, a3, block_bytes=2 << 20):
-    "The results of `fn(slice)` over blocks of `a3`'s first axis of about `block_bytes`, run on a thread pool (NumPy only)."
+def _blocks(fn, a3, block_bytes=2 << 20, args=()):
+    "The results of `fn(slice, *args)` over blocks of `a3`'s first axis of about `block_bytes`, run on a thread pool (NumPy only)."
     global _POOL, _POOL_PID
     n, row = a3.shape[0], max(1, a3[0].nbytes) if a3.shape[0] else 1
     per = max(1, block_bytes // row)
-    if n <= per or get_array_module(a3) is not np: return [fn(slice(None))]
+    if n <= per or get_array_module(a3) is not np: return [fn(slice(None), *args)]
     if _POOL is None or _POOL_PID != os.getpid():  # a forked child gets a pool of its own
         _POOL, _POOL_PID = ThreadPoolExecutor(min(4, os.cpu_count() or 1), thread_name_prefix='lit_torch_bn'), os.getpid()
-    return list(_POOL.map(fn, [slice(i, i + per) for i in range(0, n, per)]))
+    return list(_POOL.map(lambda s: fn(s, *args), [slice(i, i + per) for i in range(0, n, per)]))
 
 def _block_stats(b3):
     "Count, per-channel mean and per-channel sum of squared deviations of one block."
@@ -57,6 +57,10 @@ def _combine_stats(parts):
     mean = sum(p[0] * p[1] for p in parts) / m
     m2 = sum(p[2] + p[0] * (p[1] - mean) ** 2 for p in parts)
     return mean, m2 / m
+
+def _small_mean(mean, invstd):
+    "Whether every channel's |μ| ≤ σ, so that regrouping around x instead of x-μ loses no precision (see the backward)."
+    return mean.size == 0 or bool((get_array_module(mean).abs(mean) * invstd).max() <= 1)
 
 def _bn_forward(ctx, a, weight, bias, running_mean, running_var, training, momentum, eps):
     "The output array; saves the statistics on `ctx`, updates the running buffers in place when training."
@@ -77,11 +81,17 @@ def _bn_forward(ctx, a, weight, bias, running_mean, running_var, training, momen
         invstd = 1 / xp.sqrt(running_var._data + eps)
     scale = invstd * weight._data if weight is not None else invstd
     out = xp.empty(a3.shape, a.dtype)
-    def affine(s):  # y = (x - μ) · scale + β
-        o = out[s]
-        xp.subtract(a3[s], mean[:, None], out=o)
-        o *= scale[:, None]
-        if bias is not None: o += bias._data[:, None]
+    if _small_mean(mean, invstd):  # y = x · scale + (β - μ · scale): two passes
+        shift = -mean * scale if bias is None else bias._data - mean * scale
+        def affine(s):
+            xp.multiply(a3[s], scale[:, None], out=out[s])
+            out[s] += shift[:, None]
+    else:
+        def affine(s):  # y = (x - μ) · scale + β, centered first
+            o = out[s]
+            xp.subtract(a3[s], mean[:, None], out=o)
+            o *= scale[:, None]
+            if bias is not None: o += bias._data[:, None]
     _blocks(affine, a3)
     ctx.stats = (mean, invstd, m)
     return out.reshape(a.shape)
@@ -97,6 +107,20 @@ def _batch_norm_composite(x, weight, bias, mean, invstd, training, momentum, eps
     else: y = (x - mean.reshape(shape)) * invstd.reshape(shape)
     if weight is not None: y = y * weight.reshape(shape)
     return y + bias.reshape(shape) if bias is not None else y
+
+def _dx_centered(s, d3, a3, g3, mean, mdy, k, scale):
+    "γr(dy - k·x + (kμ - Σdy/m)) on block `s`: four passes, no x-μ scratch (safe while |μ| ≤ σ)."
+    o = d3[s]
+    get_array_module(o).multiply(a3[s], -k[:, None], out=o)
+    o += g3[s]; o += (k * mean - mdy)[:, None]; o *= scale[:, None]
+
+def _dx_shifted(s, d3, a3, g3, mean, mdy, k, scale):
+    "γr(dy - Σdy/m - (x-μ)k) on block `s`, centering x first: exact however far the data sits from 0."
+    t = a3[s] - mean[:, None]
+    t *= k[:, None]
+    o = d3[s]
+    get_array_module(o).subtract(g3[s], mdy[:, None], out=o)
+    o -= t; o *= scale[:, None]
 
 class NativeBatchNorm(Function):
     "Batch norm over every dimension but 1, with the fused backward derived above."
@@ -121,28 +145,23 @@ class NativeBatchNorm(Function):
         a3, g3 = a.reshape(n, c, -1), g.reshape(n, c, -1)
         scale = invstd * w._data if w is not None else invstd
         gx = gw = gb = sum_dy = sum_dy_xmu = None
+        small_mean = _small_mean(mean, invstd)
         if (nx and ctx.training) or nw:  # the two reductions, Σdy and Σdy(x-μ), block by block
             def reduce(s):
                 g_ = g3[s]
-                return _channel_sum(g_), _channel_dot(g_, a3[s] - mean[:, None])
+                return _channel_sum(g_), _channel_dot(g_, a3[s] if small_mean else a3[s] - mean[:, None])
             parts = _blocks(reduce, g3)
             sum_dy, sum_dy_xmu = sum(p[0] for p in parts), sum(p[1] for p in parts)
+            if small_mean: sum_dy_xmu = sum_dy_xmu - mean * sum_dy  # Σdy·x - μΣdy
         elif nb: sum_dy = _channel_sum(g3)
         if nx:
-            d = xp.empty(g3.shape, g.dtype)
+            d = xp.empty(a.shape, g.dtype)  # owns its memory, so .grad can take it without a copy
+            d3 = d.reshape(g3.shape)
             if ctx.training:  # γ r (dy - Σdy/m - (x-μ) k)
                 mdy, k = sum_dy / m, invstd * invstd * sum_dy_xmu / m
-                def dx(s):
-                    t = a3[s] - mean[:, None]
-                    t *= k[:, None]
-                    o = d[s]
-                    xp.subtract(g3[s], mdy[:, None], out=o)
-                    o -= t
-                    o *= scale[:, None]
-            else:
-                def dx(s): xp.multiply(g3[s], scale[:, None], out=d[s])
-            _blocks(dx, g3)
-            gx = _wrap(d.reshape(a.shape), grad._device)
+                _blocks(_dx_centered if small_mean else _dx_shifted, g3, args=(d3, a3, g3, mean, mdy, k, scale))
+            else: _blocks(lambda s: xp.multiply(g3[s], scale[:, None], out=d3[s]), g3)
+            gx = _wrap(d, grad._device)
         if nw: gw = _wrap(sum_dy_xmu * invstd, grad._device)
         if nb: gb = _wrap(sum_dy, grad._device)
         return gx, gw, gb, None, None, None, None, None
