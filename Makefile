@@ -8,9 +8,9 @@ PIP := $(PY) -m pip install -q --disable-pip-version-check
 
 .PHONY: demo test docs lab export check-export readme-check nbtest pytest browser-deps readme clean-docs clean
 
-## make demo: install lit_torch into .venv and run the main job (for now: a CNN on scikit-learn's digits)
+## make demo: install lit_torch into .venv and run the main job: a seq2seq Transformer that rewrites dates as ISO dates
 demo: $(VENV)/.docs
-	$(PY) examples/train_digits_cnn.py
+	$(PY) examples/train_dates.py
 
 $(VENV)/.base: $(VENV)/bin/python setup.py settings.ini
 	$(PIP) -e .

@@ -151,8 +151,18 @@ def empty(*size, dtype=None, device=None, requires_grad=False):
 
 def full(size, fill_value, dtype=None, device=None, requires_grad=False):
     "A tensor filled with `fill_value`; its dtype is inferred from the value, as in PyTorch."
-    return _factory(lambda xp, dt: xp.full(_sizes((size,)), fill_value, dt), dtype, device, requires_grad,
-                    default=_scalar_default(fill_value))
+    def make(xp, dt):
+        _check_fill(fill_value, dt)
+        return xp.full(_sizes((size,)), fill_value, dt)
+    return _factory(make, dtype, device, requires_grad, default=_scalar_default(fill_value))
+
+def _check_fill(v, dt):
+    "PyTorch's overflow check for a fill value of an integer dtype (NumPy would wrap around, or cast inf silently)."
+    if dt.kind not in 'iu' or isinstance(v, (bool, np.bool_)): return
+    if isinstance(v, int) and not -2**63 <= v < 2**64: raise OverflowError("int too big to convert")
+    info = np.iinfo(dt)
+    if not (np.isfinite(v) and info.min <= v <= info.max):
+        raise RuntimeError(f"value cannot be converted to type {'int' if dt == np.int32 else dt.name + '_t'} without overflow")
 
 def _scalar_default(x):
     if isinstance(x, (bool, np.bool_)): return _bool

@@ -55,7 +55,8 @@ def _array(a):
 # %% ../nbs/03_ops.ipynb #3a79d838
 def _move(a, src, dst):
     "Array `a` from device `src` to device `dst`."
-    if src == dst or (src.type == 'cpu' and dst.type == 'cpu'): return a  # virtual CPU devices share host memory
+    if src == dst: return a
+    if src.type == 'cpu' and dst.type == 'cpu': return a.copy()  # virtual CPU devices: distinct devices hold distinct memory, as GPUs do
     if dst.type == 'cpu': return a.get()
     with device_context(dst): return _cupy().array(a) if src.type == 'cuda' else _cupy().asarray(a)
 

@@ -4,6 +4,7 @@ Each case runs on the device and is compared, forward and backward, with torch o
 handling (outputs stay on their inputs' device, gradients come back there) is checked everywhere.
 """
 import pytest
+import numpy as np
 import lit_torch as lt
 from op_helpers import check_op
 
@@ -44,3 +45,11 @@ def test_mixing_devices_raises_naming_both(device):
     a, b = lt.ones(2, device=device), lt.ones(2, device=other)
     with pytest.raises(RuntimeError, match=other):
         a + b
+
+def test_move_between_virtual_cpu_devices_copies():
+    "cpu:0 -> cpu:1 is a copy, as cuda:0 -> cuda:1 is: changing one side never shows on the other."
+    x = lt.randn(4)
+    y = x.to('cpu:1')
+    y.add_(1)
+    assert y.device == lt.device('cpu:1') and not np.allclose(x.numpy(), y.numpy())
+    assert x.to('cpu') is x or np.shares_memory(x.numpy(), x.to('cpu').numpy())  # same device: no copy

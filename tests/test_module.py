@@ -235,3 +235,16 @@ def test_deepcopy_module():
     assert list(c.state_dict()) == list(l.state_dict())
     assert c.blocks._modules['0'].shared is c.blocks._modules['1'].shared  # sharing is preserved
     assert not np.shares_memory(c.first.weight.detach().numpy(), l.first.weight.detach().numpy())
+
+def test_setstate_chain_like_torch():
+    "A subclass's __setstate__ may call super().__setstate__, as torch's own modules do; copies share nothing."
+    import copy
+    for lib in (torch, lt):
+        class Old(lib.nn.Linear):
+            def __setstate__(self, state):
+                state.setdefault('extra', 7)
+                super().__setstate__(state)
+        m = Old(3, 2)
+        c = copy.deepcopy(m)
+        assert c.extra == 7 and c.weight is not m.weight
+        assert np.array_equal(c.weight.detach().numpy(), m.weight.detach().numpy())

@@ -127,3 +127,8 @@ def test_tensor_class_constructor_like_torch():
     for args in [(2, 3), ([1, 2],), ([[1.5]],)]:
         ours, theirs = lt.Tensor(*args), torch.Tensor(*args)
         assert repr(ours.dtype) == repr(theirs.dtype) and tuple(ours.shape) == tuple(theirs.shape)
+
+@pytest.mark.parametrize('value,dtype', [(float('inf'), 'int64'), (float('nan'), 'int32'), (300, 'uint8'), (2**70, 'int64'), (-129, 'int8')])
+def test_full_integer_overflow_raises_like_torch(value, dtype):
+    from op_helpers import check_same_error
+    check_same_error(lambda m: m.full((2,), value, dtype=getattr(m, dtype)))

@@ -14,3 +14,10 @@ from .modules import batchnorm as _batchnorm
 functional.batch_norm = _batchnorm.batch_norm
 from . import parallel
 from .modules.syncbn import SyncBatchNorm
+# Attention (nbs/10_attention.ipynb). F.scaled_dot_product_attention and F.multi_head_attention_forward live with the chapter that derives them; bound here, once.
+from .modules.activation import MultiheadAttention
+from .modules import activation as _activation
+functional.scaled_dot_product_attention = _activation.scaled_dot_product_attention
+functional.multi_head_attention_forward = _activation.multi_head_attention_forward
+# Transformer (nbs/10a_transformer.ipynb)
+from .modules.transformer import Transformer, TransformerEncoder, TransformerDecoder, TransformerEncoderLayer, TransformerDecoderLayer

@@ -72,6 +72,12 @@ class Module:
     def forward(self, *input):
         raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required "forward" function')
 
+    def __setstate__(self, state):
+        "Restore a copied or unpickled module; subclasses extend it to fill attributes that older pickles lack."
+        self.__dict__.update(state)
+        self.__dict__.setdefault('_non_persistent_buffers_set', set())
+        for name in _HOOK_DICTS: self.__dict__.setdefault(name, OrderedDict())
+
 # %% ../../../nbs/05_module.ipynb #c3465830
 def _remove_from(name, *dicts_or_sets):
     for d in dicts_or_sets:

@@ -445,6 +445,15 @@ def _receive(data):
     finally:
         for n in data.names: _shm_unlink(n)  # already gone unless unpickling failed half-way
 
+def _drain_shipped(result_queue, data_queue=None):
+    "Unlink the shared-memory blocks of batches that were sent and never received."
+    for q in (result_queue, data_queue):
+        while q:
+            try: _, data = q.get(timeout=0.01) if q is result_queue else q.get_nowait()
+            except (queue.Empty, OSError, ValueError, EOFError): break
+            if type(data) is _Shipped:
+                for n in data.names: _shm_unlink(n)
+
 def _unlink_prefix(prefix):
     "Unlink every block whose name starts with `prefix` (Linux lists them in /dev/shm)."
     try: names = os.listdir('/dev/shm')
@@ -837,13 +846,11 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
         finally:
             for w in self._workers:
                 if w.is_alive(): w.kill(); w.join()
-            for q in (self._worker_result_queue, *(() if not self._pin_memory else (self._data_queue,))):
-                while True:  # drain what was sent and never received
-                    try: _, data = q.get(timeout=0.01) if q is self._worker_result_queue else q.get_nowait()
-                    except (queue.Empty, OSError, ValueError, EOFError): break
-                    if type(data) is _Shipped:
-                        for n in data.names: _shm_unlink(n)
-            _unlink_prefix(self._shm_prefix)
+            # Drain what was sent and never received, in a thread we stop waiting for: a worker stopped while
+            # writing leaves half a message in the pipe, and reading it would block forever.
+            drain = threading.Thread(target=_drain_shipped, args=(self._worker_result_queue, self._pin_memory and self._data_queue), daemon=True)
+            drain.start(); drain.join(1.0)
+            _unlink_prefix(self._shm_prefix)  # and whatever the drain missed (Linux)
             for q in (*self._index_queues, self._worker_result_queue):
                 q.cancel_join_thread(); q.close()
             for w in self._workers: w.close()

@@ -1,0 +1,72 @@
+"""Transformer training steps, lit_torch vs torch (CPU), side by side in one run, with the GEMM floor.
+
+1. A TransformerEncoderLayer training step: d_model 256, 8 heads, feed-forward 1024, sequence 64, batch 16,
+   batch_first, default dropout 0.1; forward, a loss, backward, Adam step. Goal: at most 1.0x torch.
+2. A full nn.Transformer training step (2 + 2 layers, same sizes, causal tgt_mask, padding masks).
+The floor is the step's matmul FLOPs at NumPy's measured float32 GEMM rate: no implementation on NumPy's BLAS
+can beat it, and the ratio to it says how much of the step is not GEMM.
+Run: python benchmarks/bench_transformer.py
+"""
+import sys, time
+from pathlib import Path
+import numpy as np
+import torch
+import lit_torch as lt
+sys.path.insert(0, str(Path(__file__).parent))
+from bench_core import side_by_side
+
+B, L, D, H, FF = 16, 64, 256, 8, 1024
+
+def gemm_rate(n=1024, k=256, m=1024, reps=20):
+    "NumPy's float32 GEMM rate (FLOP/s) at the step's typical shape."
+    a, b = np.random.rand(n, k).astype(np.float32), np.random.rand(k, m).astype(np.float32)
+    a @ b
+    t = time.perf_counter()
+    for _ in range(reps): a @ b
+    return 2 * n * k * m * reps / (time.perf_counter() - t)
+
+def layer_flops(L_q=L, L_kv=L, cross=False):
+    "Forward matmul FLOPs of one layer: projections, scores and weighted sum, feed-forward."
+    t_q, t_kv = B * L_q, B * L_kv
+    attn = 2 * t_q * D * D * 2 + 2 * t_kv * D * D * 2 + 2 * 2 * B * L_q * L_kv * D   # q and out; k and v; QKᵀ and PV
+    return attn * (2 if cross else 1) + 2 * 2 * t_q * D * FF
+
+def step_of(model, m, inputs, w):
+    opt = m.optim.Adam(model.parameters(), lr=1e-4)
+    def step():
+        opt.zero_grad()
+        (model(*inputs) * w).sum().backward()
+        opt.step()
+    return step
+
+def encoder_layer_step(m):
+    m.manual_seed(0)
+    layer = m.nn.TransformerEncoderLayer(D, H, FF, batch_first=True)
+    return step_of(layer, m, (m.randn(B, L, D),), m.randn(B, L, D))
+
+def transformer_step(m):
+    m.manual_seed(0)
+    model = m.nn.Transformer(D, H, 2, 2, FF, batch_first=True)
+    src, tgt = m.randn(B, L, D), m.randn(B, L, D)
+    mask = m.nn.Transformer.generate_square_subsequent_mask(L)
+    pad = m.zeros(B, L); pad[:, L - 8:] = float('-inf')   # the last 8 positions are padding (float, like tgt_mask)
+    class Step(m.nn.Module):   # the masks as a seq2seq model passes them
+        def __init__(self): super().__init__(); self.t = model
+        def forward(self, s, t): return self.t(s, t, tgt_mask=mask, src_key_padding_mask=pad, tgt_key_padding_mask=pad,
+                                               memory_key_padding_mask=pad)
+    return step_of(Step(), m, (src, tgt), m.randn(B, L, D))
+
+def main():
+    print(f'threads: torch {torch.get_num_threads()}; shapes: batch {B}, seq {L}, d_model {D}, {H} heads, ff {FF}\n')
+    rate = gemm_rate()
+    rows = [('TransformerEncoderLayer training step', encoder_layer_step, 3 * layer_flops(), '≤ 1.0x'),
+            ('nn.Transformer (2+2 layers) training step', transformer_step,
+             3 * (2 * layer_flops() + 2 * layer_flops(cross=True)), '')]
+    print('| benchmark | torch | lit_torch | ratio | GEMM floor | lit_torch / floor | goal |\n|---|---|---|---|---|---|---|')
+    for name, make, flops, goal in rows:
+        t, l = side_by_side(make)
+        floor = flops / rate
+        print(f'| {name} | {t * 1e3:.1f} ms | {l * 1e3:.1f} ms | {l / t:.2f}x | {floor * 1e3:.1f} ms | {l / floor:.2f}x | {goal} |', flush=True)
+    print(f'\nGEMM floor: forward + backward ≈ 3x the forward matmul FLOPs, at NumPy\'s measured {rate / 1e9:.0f} GFLOP/s.')
+
+if __name__ == '__main__': main()
