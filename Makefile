@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 PY := $(BIN)/python
 PIP := $(PY) -m pip install -q --disable-pip-version-check
 
-.PHONY: demo test docs lab export check-export readme-check nbtest pytest browser-deps readme clean-docs clean
+.PHONY: demo test docs lab export check-export readme-check nbtest nbtest-slow pytest browser-deps readme clean-docs clean
 
 ## make demo: install lit_torch into .venv and run the main job: a seq2seq Transformer that rewrites dates as ISO dates
 demo: $(VENV)/.docs
@@ -50,6 +50,10 @@ readme-check: $(VENV)/.docs
 ## each notebook in a fresh interpreter: a notebook re-defines its module's functions on shared classes like Tensor
 nbtest: $(VENV)/.dev
 	ls nbs/*.ipynb | xargs -P 2 -I{} sh -c '$(BIN)/nbdev_test --path {} >/dev/null && echo "nbdev_test {}: ok"'
+
+## make nbtest-slow: every notebook with its long runs too (cells flagged `#| slow`, like the full date demo); not part of make test
+nbtest-slow: $(VENV)/.dev
+	ls nbs/*.ipynb | xargs -P 2 -I{} sh -c '$(BIN)/nbdev_test --flags slow --path {} >/dev/null && echo "nbdev_test --flags slow {}: ok"'
 
 ## make docs: nbdev's Quarto site where Quarto exists, else the same site with smalldocs
 docs: $(VENV)/.docs
