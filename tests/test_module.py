@@ -196,11 +196,11 @@ def test_safetensors_round_trip_both_ways(tmp_path):
     save_file({k: v.clone() for k, v in t.state_dict().items()}, str(tmp_path / 'from_torch.safetensors'))  # safetensors refuses shared storage
     l.load_state_dict(lt.load(tmp_path / 'from_torch.safetensors'))
     x = np.random.default_rng(1).standard_normal((3, 4)).astype(np.float32)
-    np.testing.assert_allclose(l(lt.tensor(x)).detach().numpy(), t(torch.tensor(x)).detach().numpy(), rtol=1e-6)
+    np.testing.assert_allclose(l(lt.tensor(x)).detach().numpy(), t(torch.tensor(x)).detach().numpy(), rtol=1e-6, atol=1e-6)
     l2, t2 = build(lt), build(torch)
     lt.save(l2.state_dict(), tmp_path / 'from_lit.safetensors')
     t2.load_state_dict(load_file(str(tmp_path / 'from_lit.safetensors')))
-    np.testing.assert_allclose(l2(lt.tensor(x)).detach().numpy(), t2(torch.tensor(x)).detach().numpy(), rtol=1e-6)
+    np.testing.assert_allclose(l2(lt.tensor(x)).detach().numpy(), t2(torch.tensor(x)).detach().numpy(), rtol=1e-6, atol=1e-6)
 
 def test_save_load_nested_and_file_objects():
     obj = {'state': {0: {'step': lt.tensor(2.), 'buf': lt.randn(3)}, 1: {}},

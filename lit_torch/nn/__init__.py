@@ -21,3 +21,5 @@ functional.scaled_dot_product_attention = _activation.scaled_dot_product_attenti
 functional.multi_head_attention_forward = _activation.multi_head_attention_forward
 # Transformer (nbs/10a_transformer.ipynb)
 from .modules.transformer import Transformer, TransformerEncoder, TransformerDecoder, TransformerEncoderLayer, TransformerDecoderLayer
+# DataParallel (nbs/14_data_parallel.ipynb)
+from .parallel import DataParallel

@@ -78,6 +78,16 @@ class Module:
         self.__dict__.setdefault('_non_persistent_buffers_set', set())
         for name in _HOOK_DICTS: self.__dict__.setdefault(name, OrderedDict())
 
+    def _replicate_for_data_parallel(self):
+        "A light copy for DataParallel (see its chapter): same class and instance dict, its own empty parameter dict."
+        replica = self.__new__(type(self))
+        replica.__dict__ = self.__dict__.copy()
+        replica._parameters = {}
+        replica._buffers = replica._buffers.copy()
+        replica._modules = replica._modules.copy()
+        replica._is_replica = True
+        return replica
+
 # %% ../../../nbs/05_module.ipynb #c3465830
 def _remove_from(name, *dicts_or_sets):
     for d in dicts_or_sets:
