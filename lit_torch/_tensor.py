@@ -17,7 +17,7 @@ from .backend import (device, dtype, float32, float64, int64, _bool, _FROM_NUMPY
 class Tensor:
     "A multi-dimensional array on a device, that can remember how it was computed."
     __slots__ = ('_data', '_device', '_requires_grad', 'grad', 'grad_fn', '_output_nr', '_version', '_accumulator', '_hooks',
-                 '_post_accumulate_hooks', '__weakref__')
+                 '_post_accumulate_hooks', '_base', '_view_version', '__weakref__')
     __array_ufunc__ = None  # NumPy must hand `ndarray + tensor` to our operators, not loop over our elements
 
     def __init__(self, *args, device=None):
@@ -30,7 +30,7 @@ class Tensor:
 def _fill(t, data, device, grad_fn=None):
     "Set every slot of `t`: `data` is already on `device`, a canonical device."
     t._data, t._device, t._requires_grad, t.grad, t.grad_fn, t._output_nr = data, device, False, None, grad_fn, 0
-    t._version, t._accumulator, t._hooks, t._post_accumulate_hooks = [0], None, None, None
+    t._version, t._accumulator, t._hooks, t._post_accumulate_hooks, t._base = [0], None, None, None, None
     return t
 
 _new = object.__new__

@@ -109,6 +109,7 @@ def _accumulator(t):
 def _edge(t):
     "Where the gradient of input `t` goes: `(node, output_nr)`, or None."
     if not isinstance(t, Tensor): return None
+    if t._base is not None: _refresh_view(t)
     if t.grad_fn is not None: return (t.grad_fn, t._output_nr)
     return (_accumulator(t), 0) if t._requires_grad else None
 
@@ -289,10 +290,16 @@ class Expand(Function):
     def backward(ctx, grad): return grad.sum_to_size(ctx.shape), None
 
 def _view_of(base, array):
-    "The output tensor of a view op: when `array` shares `base`'s memory, it shares its version counter too."
+    "The output tensor of a view op: when `array` shares `base`'s memory, it shares its version counter and records its base."
     t = _wrap(array, base._device)
-    if array.base is not None: t._version = base._version
+    if array.base is not None and get_array_module(array).may_share_memory(array, base._data):  # reshape may have copied
+        t._version, t._base, t._view_version = base._version, _view_base(base), base._version[0]
     return t
+
+def _view_base(t):
+    "The tensor that owns `t`'s memory: `t` itself, or the base `t` is a view of."
+    b = getattr(t, '_base', None)
+    return t if b is None else b
 
 def _sum_to_size(self, *size):
     "Sum this tensor down to `size`, which it broadcasts from."
@@ -693,3 +700,70 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
         outs = [o for o in _seq(func(*xs)) if isinstance(o, Tensor) and o.requires_grad]
         return grad(outs, [xs[i] for i in diff], gos, create_graph=True, allow_unused=True, materialize_grads=True)
     return gradcheck(first_grads, tuple(inputs) + tuple(grad_outputs), eps=eps, atol=atol, rtol=rtol, raise_exception=raise_exception)
+
+# %% ../nbs/02_autograd.ipynb #2132b164
+def _address(a): return a.ctypes.data if isinstance(a, np.ndarray) else a.data.ptr
+
+def _flat_positions(view, base):
+    "For each element of `view` (which shares `base`'s memory), its C-order flat index in `base`."
+    xp, b, v = get_array_module(base._data), base._data, view._data
+    ids = xp.empty_like(b, dtype=np.int64)  # laid out in memory as `b` is
+    ids[...] = xp.arange(b.size).reshape(b.shape)
+    mem = ids.ravel(order='K')
+    if b.size and mem.base is None: raise NotImplementedError(f"an in-place change through a view of a non-dense {list(b.shape)} tensor")
+    start = (_address(v) - _address(b)) // b.itemsize
+    strides = tuple(s // b.itemsize * mem.itemsize for s in v.strides)
+    return xp.lib.stride_tricks.as_strided(mem[start:], v.shape, strides).copy()
+
+class _CopySlices(Function):
+    "The base after an in-place change through its view: the region from `value`, the rest from `base`."
+    _node_name = 'CopySlices'
+    @staticmethod
+    def forward(ctx, base, value, index):
+        ctx.index, ctx.size = index, base._data.size
+        return base._data  # its memory already holds the change
+    @staticmethod
+    def backward(ctx, grad):
+        flat = grad.reshape(-1)
+        gv = flat[ctx.index] if ctx.needs_input_grad[1] else None
+        gb = None
+        if ctx.needs_input_grad[0]:
+            keep = get_array_module(grad._data).ones(ctx.size, grad._data.dtype)
+            keep[ctx.index._data.reshape(-1)] = 0
+            gb = (flat * _wrap(keep, grad._device)).reshape(grad.shape)
+        return gb, gv, None
+
+class _RegionOf(Function):
+    "A view re-read from its (rebased) base."
+    _node_name = 'AsStridedBackward0'
+    @staticmethod
+    def forward(ctx, base, view_array, index):
+        ctx.index, ctx.shape = index, base._data.shape
+        return view_array
+    @staticmethod
+    def backward(ctx, grad):
+        g = grad.new_zeros(int(np.prod(ctx.shape))).scatter_add(0, ctx.index.reshape(-1), grad.reshape(-1))
+        return g.reshape(ctx.shape), None, None
+
+def _rebase_view(view):
+    "After an in-place op was recorded on `view`, record the change in its base's history and re-read the view from it."
+    base = getattr(view, '_base', None)
+    if base is None or view.grad_fn is None: return
+    index = _wrap(_flat_positions(view, base), base._device)
+    old = _wrap(base._data, base._device, base.grad_fn)
+    old._output_nr = base._output_nr
+    value = _wrap(view._data, view._device, view.grad_fn)
+    value._output_nr = view._output_nr
+    base.grad_fn, base._output_nr = _CopySlices.apply(old, value, index).grad_fn, 0
+    _reread(view, base, index)
+
+def _reread(view, base, index):
+    "Make `view`'s history: that region of `base`'s."
+    view.grad_fn, view._output_nr = _RegionOf.apply(base, view._data, index).grad_fn, 0
+    view._view_version = view._version[0]
+
+def _refresh_view(view):
+    "A view whose base changed in place after the view's history was written: re-read it from the base, as PyTorch does."
+    base = view._base
+    if base is None or base.grad_fn is None or view._view_version == view._version[0]: return
+    _reread(view, base, _wrap(_flat_positions(view, base), base._device))

@@ -25,7 +25,7 @@ from .backend import (result_dtype, _FROM_NUMPY, get_default_dtype, get_array_mo
 from . import backend as _backend
 from ._tensor import Tensor, _wrap, _wrap_dim, tensor, zeros, ones, empty, full
 from .autograd import (Function, _grad_mode, _operands, _broadcast_shape, _check_same_device, _dims, _scalar_for,
-                                Add, Mul, add, mul, no_grad)
+                                Add, Mul, add, mul, no_grad, _rebase_view, _refresh_view)
 
 # %% ../nbs/03_ops.ipynb #5faae1e6
 def _float(a):
@@ -1337,11 +1337,14 @@ def _inplace(self, op, *args, copy=True, **kwargs):
         raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
     if getattr(self.grad_fn, '_leaf_view', False):  # marked by the shape chapter's view ops
         raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
+    _refresh_view(self)
     snap = _wrap(self._data.copy() if copy else self._data, self._device, self.grad_fn)
     snap._output_nr = self._output_nr
     out = op(snap, *args, **kwargs)
     _store(self, out._data)
-    if out.grad_fn is not None: self.grad_fn, self._output_nr = out.grad_fn, out._output_nr
+    if out.grad_fn is not None:
+        self.grad_fn, self._output_nr = out.grad_fn, out._output_nr
+        _rebase_view(self)  # a view: its base's history must see the change too
     return self
 
 def _binary_(ufunc, result_dtype=None):

@@ -15,12 +15,12 @@ import math
 import numpy as np
 from .backend import get_array_module, result_dtype, _FROM_NUMPY, int64
 from ._tensor import Tensor, _wrap, _wrap_dim
-from .autograd import Function, _grad_mode, _check_same_device, _dims
+from .autograd import Function, _grad_mode, _check_same_device, _dims, _view_base, _rebase_view, _refresh_view
 
 # %% ../nbs/03a_shape.ipynb #07962efc
 def _as_view(out, base):
-    "Make `out`, whose array is a view of `base`'s, share `base`'s version counter; returns `out`."
-    out._version = base._version
+    "Make `out`, whose array is a view of `base`'s, share `base`'s version counter and record its base; returns `out`."
+    out._version, out._base, out._view_version = base._version, _view_base(base), base._version[0]
     fn = out.grad_fn
     if fn is not None and (base.grad_fn is None or getattr(base.grad_fn, '_leaf_view', False)):
         fn._leaf_view = True  # in-place writes through this view would change a leaf that requires grad
@@ -327,10 +327,14 @@ def _in_place(self, cls, *args):
     "Run Function `cls` on `self` writing into `self`'s own array; record it as `self`'s new history."
     if isinstance(args[-1], Tensor): _check_same_device(self, args[-1])
     if _grad_mode.enabled and (self.requires_grad or (isinstance(args[-1], Tensor) and args[-1].requires_grad)):
+        _refresh_view(self)
         old = _wrap(self._data, self._device, self.grad_fn)
         old._output_nr = self._output_nr
         self.grad_fn, self._output_nr = cls.apply(old, *args, out=self._data).grad_fn, 0
-    else: cls.forward(cls._backward_cls(), self, *args, out=self._data)
+        self._version[0] += 1
+        _rebase_view(self)
+        return self
+    cls.forward(cls._backward_cls(), self, *args, out=self._data)
     self._version[0] += 1
     return self
 
