@@ -245,17 +245,9 @@ def main(epochs=4, batch_size=64, d_model=64, nhead=4, num_layers=2, dim_feedfor
         _plot_attention(source, out, w, attention_plot); log(f'attention map: {os.path.abspath(attention_plot)}')
     return res
 
-class _NoBar:
-    def update(self, n=1): pass
-    def set_postfix(self, refresh=True, **kw): pass
-    def write(self, s): print(s)
-    def close(self): pass
-
 def _progress(total, quiet):
-    if quiet: return _NoBar()
-    try: from tqdm import tqdm
-    except ImportError: return _NoBar()
-    return tqdm(total=total, desc='training', unit='step', mininterval=1.0)
+    from tqdm import tqdm
+    return tqdm(total=total, desc='training', unit='step', mininterval=1.0, disable=quiet)
 
 def _plt():
     import matplotlib

@@ -298,8 +298,7 @@ def _view_of(base, array):
 
 def _view_base(t):
     "The tensor that owns `t`'s memory: `t` itself, or the base `t` is a view of."
-    b = getattr(t, '_base', None)
-    return t if b is None else b
+    return t if t._base is None else t._base
 
 def _sum_to_size(self, *size):
     "Sum this tensor down to `size`, which it broadcasts from."
@@ -705,7 +704,7 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
 def _address(a): return a.ctypes.data if isinstance(a, np.ndarray) else a.data.ptr
 
 def _flat_positions(view, base):
-    "For each element of `view` (which shares `base`'s memory), its C-order flat index in `base`."
+    "For each element of `view` (which shares `base`'s memory), its C-order flat index in `base`, as a tensor."
     xp, b, v = get_array_module(base._data), base._data, view._data
     ids = xp.empty_like(b, dtype=np.int64)  # laid out in memory as `b` is
     ids[...] = xp.arange(b.size).reshape(b.shape)
@@ -713,7 +712,7 @@ def _flat_positions(view, base):
     if b.size and mem.base is None: raise NotImplementedError(f"an in-place change through a view of a non-dense {list(b.shape)} tensor")
     start = (_address(v) - _address(b)) // b.itemsize
     strides = tuple(s // b.itemsize * mem.itemsize for s in v.strides)
-    return xp.lib.stride_tricks.as_strided(mem[start:], v.shape, strides).copy()
+    return _wrap(xp.lib.stride_tricks.as_strided(mem[start:], v.shape, strides).copy(), base._device)
 
 class _CopySlices(Function):
     "The base after an in-place change through its view: the region from `value`, the rest from `base`."
@@ -745,16 +744,18 @@ class _RegionOf(Function):
         g = grad.new_zeros(int(np.prod(ctx.shape))).scatter_add(0, ctx.index.reshape(-1), grad.reshape(-1))
         return g.reshape(ctx.shape), None, None
 
+def _snapshot(t, data=None):
+    "A new tensor that takes `t`'s place in the graph, on `data` (default: `t`'s own array): what an in-place op records."
+    s = _wrap(t._data if data is None else data, t._device, t.grad_fn)
+    s._output_nr = t._output_nr
+    return s
+
 def _rebase_view(view):
     "After an in-place op was recorded on `view`, record the change in its base's history and re-read the view from it."
-    base = getattr(view, '_base', None)
+    base = view._base
     if base is None or view.grad_fn is None: return
-    index = _wrap(_flat_positions(view, base), base._device)
-    old = _wrap(base._data, base._device, base.grad_fn)
-    old._output_nr = base._output_nr
-    value = _wrap(view._data, view._device, view.grad_fn)
-    value._output_nr = view._output_nr
-    base.grad_fn, base._output_nr = _CopySlices.apply(old, value, index).grad_fn, 0
+    index = _flat_positions(view, base)
+    base.grad_fn, base._output_nr = _CopySlices.apply(_snapshot(base), _snapshot(view), index).grad_fn, 0
     _reread(view, base, index)
 
 def _reread(view, base, index):
@@ -766,4 +767,4 @@ def _refresh_view(view):
     "A view whose base changed in place after the view's history was written: re-read it from the base, as PyTorch does."
     base = view._base
     if base is None or base.grad_fn is None or view._view_version == view._version[0]: return
-    _reread(view, base, _wrap(_flat_positions(view, base), base._device))
+    _reread(view, base, _flat_positions(view, base))

@@ -25,7 +25,7 @@ from .backend import (result_dtype, _FROM_NUMPY, get_default_dtype, get_array_mo
 from . import backend as _backend
 from ._tensor import Tensor, _wrap, _wrap_dim, tensor, zeros, ones, empty, full
 from .autograd import (Function, _grad_mode, _operands, _broadcast_shape, _check_same_device, _dims, _scalar_for,
-                                Add, Mul, add, mul, no_grad, _rebase_view, _refresh_view)
+                                Add, Mul, add, mul, no_grad, _snapshot, _rebase_view, _refresh_view)
 
 # %% ../nbs/03_ops.ipynb #5faae1e6
 def _float(a):
@@ -1338,8 +1338,7 @@ def _inplace(self, op, *args, copy=True, **kwargs):
     if getattr(self.grad_fn, '_leaf_view', False):  # marked by the shape chapter's view ops
         raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
     _refresh_view(self)
-    snap = _wrap(self._data.copy() if copy else self._data, self._device, self.grad_fn)
-    snap._output_nr = self._output_nr
+    snap = _snapshot(self, self._data.copy() if copy else None)
     out = op(snap, *args, **kwargs)
     _store(self, out._data)
     if out.grad_fn is not None:

@@ -15,7 +15,7 @@ import math
 import numpy as np
 from .backend import get_array_module, result_dtype, _FROM_NUMPY, int64
 from ._tensor import Tensor, _wrap, _wrap_dim
-from .autograd import Function, _grad_mode, _check_same_device, _dims, _view_base, _rebase_view, _refresh_view
+from .autograd import Function, _grad_mode, _check_same_device, _dims, _view_base, _snapshot, _rebase_view, _refresh_view
 
 # %% ../nbs/03a_shape.ipynb #07962efc
 def _as_view(out, base):
@@ -328,9 +328,7 @@ def _in_place(self, cls, *args):
     if isinstance(args[-1], Tensor): _check_same_device(self, args[-1])
     if _grad_mode.enabled and (self.requires_grad or (isinstance(args[-1], Tensor) and args[-1].requires_grad)):
         _refresh_view(self)
-        old = _wrap(self._data, self._device, self.grad_fn)
-        old._output_nr = self._output_nr
-        self.grad_fn, self._output_nr = cls.apply(old, *args, out=self._data).grad_fn, 0
+        self.grad_fn, self._output_nr = cls.apply(_snapshot(self), *args, out=self._data).grad_fn, 0
         self._version[0] += 1
         _rebase_view(self)
         return self

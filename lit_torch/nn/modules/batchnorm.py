@@ -81,7 +81,8 @@ def _bn_forward(ctx, a, weight, bias, running_mean, running_var, training, momen
         invstd = 1 / xp.sqrt(running_var._data + eps)
     scale = invstd * weight._data if weight is not None else invstd
     out = xp.empty(a3.shape, a.dtype)
-    if _small_mean(mean, invstd):  # y = x · scale + (β - μ · scale): two passes
+    small = _small_mean(mean, invstd)
+    if small:  # y = x · scale + (β - μ · scale): two passes
         shift = -mean * scale if bias is None else bias._data - mean * scale
         def affine(s):
             xp.multiply(a3[s], scale[:, None], out=out[s])
@@ -93,7 +94,7 @@ def _bn_forward(ctx, a, weight, bias, running_mean, running_var, training, momen
             o *= scale[:, None]
             if bias is not None: o += bias._data[:, None]
     _blocks(affine, a3)
-    ctx.stats = (mean, invstd, m)
+    ctx.stats = (mean, invstd, m, small)
     return out.reshape(a.shape)
 
 # %% ../../../nbs/09_batchnorm.ipynb #c4b124c0
@@ -134,7 +135,7 @@ class NativeBatchNorm(Function):
     @staticmethod
     def backward(ctx, grad):
         x, w, b = ctx.saved_tensors
-        mean, invstd, m = ctx.stats
+        mean, invstd, m, small_mean = ctx.stats
         if _grad_mode.enabled:
             consts = (_wrap(mean, x._device), _wrap(invstd, x._device))
             return _replay(ctx, _batch_norm_composite, (x, w, b) + consts + (ctx.training, None, ctx.eps), grad)
@@ -145,7 +146,6 @@ class NativeBatchNorm(Function):
         a3, g3 = a.reshape(n, c, -1), g.reshape(n, c, -1)
         scale = invstd * w._data if w is not None else invstd
         gx = gw = gb = sum_dy = sum_dy_xmu = None
-        small_mean = _small_mean(mean, invstd)
         if (nx and ctx.training) or nw:  # the two reductions, Σdy and Σdy(x-μ), block by block
             def reduce(s):
                 g_ = g3[s]

@@ -7,7 +7,7 @@ __all__ = ['Scatter', 'Gather', 'Broadcast', 'ReduceAddCoalesced', 'replicate', 
            'scatter_kwargs', 'gather', 'DataParallel', 'data_parallel']
 
 # %% ../../../nbs/14_data_parallel.ipynb #bb8166a1
-import sys, threading, time, traceback, warnings
+import threading, time, warnings
 from contextlib import contextmanager
 from itertools import chain
 from collections import OrderedDict
@@ -16,6 +16,8 @@ from ..._tensor import Tensor, _wrap
 from ...autograd import Function, AccumulateGrad, _grad_mode, grad as _autograd_grad
 from ...ops import _move
 from ..modules.module import Module
+from .distributed import _tensors_in
+from ...utils.data.dataloader import _ExceptionWrapper
 
 # %% ../../../nbs/14_data_parallel.ipynb #993b4147
 _accelerator = []
@@ -226,31 +228,7 @@ def replicate(network, devices, detach=False):
     return [copies[j][0] for j in range(len(devices))]
 
 # %% ../../../nbs/14_data_parallel.ipynb #97223ceb
-class _KeyErrorMessage(str):
-    "A KeyError's message that prints its newlines (KeyError shows the repr of its argument)."
-    def __repr__(self): return self
-
-class _ExceptionWrapper:
-    "An exception caught in a worker thread, kept with its traceback to re-raise in the caller."
-    def __init__(self, where):
-        exc_type, exc, tb = sys.exc_info()
-        self.exc_type = exc_type
-        self.msg = f"Caught {exc_type.__name__} {where}.\nOriginal " + "".join(traceback.format_exception(exc_type, exc, tb))
-    def reraise(self):
-        msg = _KeyErrorMessage(self.msg) if self.exc_type is KeyError else self.msg
-        try: exception = self.exc_type(msg)
-        except Exception: raise RuntimeError(msg) from None
-        raise exception
-
-def _tensors(obj):
-    "Every Tensor inside a nested structure of lists, tuples and dicts."
-    if isinstance(obj, Tensor): yield obj
-    elif isinstance(obj, (list, tuple)):
-        for o in obj: yield from _tensors(o)
-    elif isinstance(obj, dict):
-        for o in obj.values(): yield from _tensors(o)
-
-def _first_tensor(obj): return next(_tensors(obj), None)
+def _first_tensor(obj): return next(_tensors_in(obj), None)
 
 def _run_threads(fn, n, where):
     "Run `fn(i)` for i < n, in n threads (or inline when n is 1); re-raise the first failure, said to be `where(i)`."
@@ -258,7 +236,7 @@ def _run_threads(fn, n, where):
     def work(i):
         go.wait()
         try: results[i] = fn(i)
-        except Exception: results[i] = _ExceptionWrapper(where(i))
+        except Exception: results[i] = _ExceptionWrapper(where=where(i))
     if n == 1: go.set(); work(0)
     else:
         threads = [threading.Thread(target=work, args=(i,)) for i in range(n)]
@@ -276,7 +254,7 @@ def _boundary(module, input, kwargs):
     for m in module.modules():
         for t in chain(m._parameters.values(), getattr(m, '_former_parameters', {}).values(), m._buffers.values(), m.__dict__.values()):
             if isinstance(t, Tensor) and t.requires_grad and id(t) not in seen: seen.add(id(t)); out.append(t)
-    for t in chain(_tensors(input), _tensors(kwargs)):
+    for t in chain(_tensors_in(input), _tensors_in(kwargs)):
         if t.requires_grad and id(t) not in seen: seen.add(id(t)); out.append(t)
     return out
 
@@ -340,7 +318,7 @@ def _connect(outputs, modules, inputs, kwargs_tup, devices):
     plan, boundary, flat = [], [], []
     for out, m, inp, kw, dev in zip(outputs, modules, inputs, kwargs_tup, devices):
         b = _boundary(m, inp, kw)
-        outs = [t for t in _tensors(out) if t.requires_grad]
+        outs = [t for t in _tensors_in(out) if t.requires_grad]
         if not _contained(outs, b): return outputs
         plan.append((dev, outs, (len(boundary), len(boundary) + len(b))))
         boundary += b; flat += outs

@@ -447,8 +447,8 @@ def _receive(data):
 
 def _drain_shipped(result_queue, data_queue=None):
     "Unlink the shared-memory blocks of batches that were sent and never received."
-    for q in (result_queue, data_queue):
-        while q:
+    for q in (result_queue,) if data_queue is None else (result_queue, data_queue):
+        while True:
             try: _, data = q.get(timeout=0.01) if q is result_queue else q.get_nowait()
             except (queue.Empty, OSError, ValueError, EOFError): break
             if type(data) is _Shipped:
@@ -848,7 +848,7 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
                 if w.is_alive(): w.kill(); w.join()
             # Drain what was sent and never received, in a thread we stop waiting for: a worker stopped while
             # writing leaves half a message in the pipe, and reading it would block forever.
-            drain = threading.Thread(target=_drain_shipped, args=(self._worker_result_queue, self._pin_memory and self._data_queue), daemon=True)
+            drain = threading.Thread(target=_drain_shipped, args=(self._worker_result_queue, self._data_queue if self._pin_memory else None), daemon=True)
             drain.start(); drain.join(1.0)
             _unlink_prefix(self._shm_prefix)  # and whatever the drain missed (Linux)
             for q in (*self._index_queues, self._worker_result_queue):
