@@ -31,12 +31,15 @@ $(VENV)/.dev: $(VENV)/bin/python setup.py settings.ini
 	$(PIP) -e ".[dev]"
 	touch $@ $(VENV)/.docs $(VENV)/.base
 
-## the package must be exactly what the notebooks export
+## the package must be exactly what the notebooks export, and exporting twice must change nothing
 check-export: $(VENV)/.docs
 	@rm -rf .export-check && cp -r lit_torch .export-check
 	@$(BIN)/nbdev_export
-	@if diff -r -q -x __pycache__ .export-check lit_torch; then rm -rf .export-check; echo "nbdev_export: lit_torch/ matches the notebooks"; \
+	@if diff -r -q -x __pycache__ .export-check lit_torch; then echo "nbdev_export: lit_torch/ matches the notebooks"; \
 	 else rm -rf .export-check; echo "nbdev_export changed lit_torch/: the package did not match its notebooks (see git diff lit_torch)"; exit 1; fi
+	@$(BIN)/nbdev_export
+	@if diff -r -q -x __pycache__ .export-check lit_torch; then rm -rf .export-check; echo "nbdev_export again: no change"; \
+	 else rm -rf .export-check; echo "a second nbdev_export changed lit_torch/: a notebook adds to a module whose owner exports after it"; exit 1; fi
 
 export: $(VENV)/.docs
 	$(BIN)/nbdev_export

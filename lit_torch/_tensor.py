@@ -7,17 +7,18 @@ __all__ = ['zeros_like', 'ones_like', 'empty_like', 'rand_like', 'randn_like', '
            'from_numpy', 'zeros', 'ones', 'empty', 'full', 'eye', 'arange', 'linspace', 'rand', 'randn', 'randint',
            'randperm', 'full_like', 'randint_like', 'from_dlpack']
 
-# %% ../nbs/01_tensor.ipynb #e76df88d
+# %% ../nbs/01_tensor.ipynb #bb9d58e4
 import numpy as np
-from .backend import (device, dtype, float32, float64, int64, _bool, _FROM_NUMPY, _cpu, _cupy,
-                               canonical_device, array_module, device_context, dtype_from_numpy, check_dtype,
-                               get_default_dtype, default_generator_for, Generator, _get_state)
+from ._C import (array_module, canonical_device, check_dtype, default_generator_for, device,
+                          device_context, dtype_from_numpy, Generator, get_default_dtype, int64, _bool, _cpu,
+                          _cupy, _FROM_NUMPY, _get_state)
 
 # %% ../nbs/01_tensor.ipynb #f8e0a21c
 class Tensor:
     "A multi-dimensional array on a device, that can remember how it was computed."
     __slots__ = ('_data', '_device', '_requires_grad', 'grad', 'grad_fn', '_output_nr', '_version', '_accumulator', '_hooks',
                  '_post_accumulate_hooks', '_base', '_view_version', '__weakref__')
+    __module__ = 'lit_torch'  # as torch.Tensor, whose class body says the same
     __array_ufunc__ = None  # NumPy must hand `ndarray + tensor` to our operators, not loop over our elements
 
     def __init__(self, *args, device=None):
@@ -42,6 +43,7 @@ def _wrap(data, device=_cpu, grad_fn=None):
 class Size(tuple):
     "The shape of a tensor: a tuple that prints as `torch.Size([...])`."
     __slots__ = ()
+    __module__ = 'lit_torch'
     def __repr__(self): return f'torch.Size({list(self)})'
     def numel(self): return int(np.prod(self, dtype=np.int64))
 

@@ -8,14 +8,16 @@ __all__ = ['swapaxes', 'swapdims', 'moveaxis', 'concat', 'concatenate', 'tril', 
            'flatten', 'unflatten', 'movedim', 'Repeat', 'Index', 'Select', 'Slice', 'Alias', 'select', 'narrow',
            'CopySlices', 'IndexPut', 'Cat', 'Stack', 'Split', 'SplitWithSizes', 'Unbind', 'cat', 'stack', 'split',
            'chunk', 'unbind', 'Gather', 'gather', 'ScatterAdd', 'Scatter', 'ScatterValue', 'scatter', 'scatter_add',
-           'IndexSelect', 'index_select', 'Tril', 'Triu', 'one_hot']
+           'IndexSelect', 'index_select', 'Tril', 'Triu']
 
-# %% ../nbs/03a_shape.ipynb #385fa10b
+# %% ../nbs/03a_shape.ipynb #e9c329a8
 import math
 import numpy as np
-from .backend import get_array_module, result_dtype, _FROM_NUMPY, int64
+from ._C import get_array_module, result_dtype, _FROM_NUMPY
 from ._tensor import Tensor, _wrap, _wrap_dim
-from .autograd import Function, _grad_mode, _check_same_device, _dims, _view_base, _snapshot, _rebase_view, _refresh_view
+from .autograd.function import Function
+from .autograd.grad_mode import _grad_mode
+from .ops import _check_same_device, _dims, _rebase_view, _refresh_view, _snapshot, _view_base
 
 # %% ../nbs/03a_shape.ipynb #07962efc
 def _as_view(out, base):
@@ -639,7 +641,7 @@ def index_select(input, dim, index):
 
 Tensor.index_select = index_select
 
-# %% ../nbs/03a_shape.ipynb #814ba7d1
+# %% ../nbs/03a_shape.ipynb #d3285151
 class Tril(Function):
     _node_name = 'TrilBackward0'
     @staticmethod
@@ -667,15 +669,5 @@ def _triangle(name, cls):
     return f
 
 tril, triu = _triangle('tril', Tril), _triangle('triu', Triu)
-Tensor.tril, Tensor.triu = tril, triu
 
-def one_hot(tensor, num_classes=-1):
-    "Class indices as int64 one-hot vectors of length `num_classes` (max + 1 when -1)."
-    a = tensor._data
-    if a.dtype != np.int64: raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
-    if a.size == 0 and num_classes == -1: raise RuntimeError("Can not infer total number of classes from empty tensor.")
-    if a.size and int(a.min()) < 0: raise RuntimeError("Class values must be non-negative.")
-    n = int(a.max()) + 1 if num_classes == -1 else num_classes
-    if a.size and int(a.max()) >= n: raise RuntimeError("Class values must be smaller than num_classes.")
-    xp = get_array_module(a)
-    return _wrap((a[..., None] == xp.arange(n)).astype(np.int64), tensor._device)
+Tensor.tril, Tensor.triu = tril, triu

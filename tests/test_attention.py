@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 import torch
 import lit_torch as lt
-from lit_torch.nn.modules import activation as A
+from lit_torch.nn import functional as A  # SDPA and its helpers live in nn/functional.py, as in torch
 from op_helpers import check_op, check_gradcheck, check_same_error, make_inputs
 
 def sdpa(lib, *a, **kw): return lib.nn.functional.scaled_dot_product_attention(*a, **kw)

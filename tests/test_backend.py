@@ -38,21 +38,21 @@ def torch_operand(kind, name):
 @pytest.mark.parametrize('kinds', [('dim', 'zero'), ('zero', 'dim'), ('zero', 'zero')])
 def test_result_dtype_tensors(a, b, kinds):
     groups = {'dim': [], 'zero': []}
-    for kind, name in zip(kinds, (a, b)): groups[kind].append(getattr(lt.backend, '_bool' if name == 'bool' else name))
+    for kind, name in zip(kinds, (a, b)): groups[kind].append(getattr(lt._C, '_bool' if name == 'bool' else name))
     want = torch.result_type(torch_operand(kinds[0], a), torch_operand(kinds[1], b))
-    assert repr(lt.backend.result_dtype(groups['dim'], groups['zero'])) == repr(want)
+    assert repr(lt._C.result_dtype(groups['dim'], groups['zero'])) == repr(want)
 
 @pytest.mark.parametrize('name', NAMES)
 @pytest.mark.parametrize('scalar', SCALARS)
 @pytest.mark.parametrize('kind', ['dim', 'zero'])
 @pytest.mark.parametrize('default', ['float32', 'float64'])
 def test_result_dtype_scalars(name, scalar, kind, default):
-    d = getattr(lt.backend, '_bool' if name == 'bool' else name)
+    d = getattr(lt._C, '_bool' if name == 'bool' else name)
     torch.set_default_dtype(getattr(torch, default)); lt.set_default_dtype(getattr(lt, default))
     try:
         want = torch.result_type(torch_operand(kind, name), scalar)
-        args = ([d], [], [lt.backend.scalar_dtype(scalar)]) if kind == 'dim' else ([], [d], [lt.backend.scalar_dtype(scalar)])
-        assert repr(lt.backend.result_dtype(*args)) == repr(want)
+        args = ([d], [], [lt._C.scalar_dtype(scalar)]) if kind == 'dim' else ([], [d], [lt._C.scalar_dtype(scalar)])
+        assert repr(lt._C.result_dtype(*args)) == repr(want)
     finally:
         torch.set_default_dtype(torch.float32); lt.set_default_dtype(lt.float32)
 
@@ -113,18 +113,18 @@ def test_global_seed_reproduces():
     lt.set_rng_state(s); np.testing.assert_array_equal(lt.default_generator.numpy().random(4), b)
 
 def test_virtual_cpu_devices_and_missing_cuda():
-    assert lt.backend.canonical_device('cpu:0') == lt.device('cpu')
-    with pytest.raises(RuntimeError, match='cpu:8'): lt.backend.canonical_device('cpu:8')
+    assert lt._C.canonical_device('cpu:0') == lt.device('cpu')
+    with pytest.raises(RuntimeError, match='cpu:8'): lt._C.canonical_device('cpu:8')
     if not lt.cuda.is_available():
-        with pytest.raises(RuntimeError, match='CuPy|GPU'): lt.backend.canonical_device('cuda:0')
+        with pytest.raises(RuntimeError, match='CuPy|GPU'): lt._C.canonical_device('cuda:0')
         assert lt.cuda.device_count() == 0
 
 def test_unknown_dtype_is_type_error():
-    with pytest.raises(TypeError, match='complex64'): lt.backend.dtype_from_numpy(np.complex64)
-    with pytest.raises(TypeError, match='float32'): lt.backend.check_dtype('float32')
+    with pytest.raises(TypeError, match='complex64'): lt._C.dtype_from_numpy(np.complex64)
+    with pytest.raises(TypeError, match='float32'): lt._C.check_dtype('float32')
 
 @pytest.mark.skipif(not lt.cuda.is_available(), reason='no GPU: CuPy or a device is missing')
 def test_cuda_generator_round_trip():
-    g = lt.backend.default_generator_for('cuda:0')
+    g = lt._C.default_generator_for('cuda:0')
     g.manual_seed(5); s = g.get_state(); a = g.cupy().standard_normal(4).get()
     g.set_state(s); np.testing.assert_array_equal(g.cupy().standard_normal(4).get(), a)

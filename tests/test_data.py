@@ -2,7 +2,7 @@
 import collections, gc, multiprocessing, os, signal, time
 import numpy as np, pytest, torch
 import lit_torch
-from lit_torch.utils.data import dataloader as L
+import lit_torch.utils.data as L
 from torch.utils import data as T
 
 def shm_entries():

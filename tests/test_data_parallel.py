@@ -8,6 +8,8 @@ import torch
 import lit_torch as lt
 from lit_torch import nn
 dpm = importlib.import_module('lit_torch.nn.parallel.data_parallel')  # the module; nn.parallel.data_parallel is the function, as in torch
+functions = importlib.import_module('lit_torch.nn.parallel._functions')
+scatter_gather = importlib.import_module('lit_torch.nn.parallel.scatter_gather')
 from lit_torch.nn.parallel import DataParallel, data_parallel, scatter, gather, replicate, parallel_apply
 
 CPU2, CPU3 = ['cpu:0', 'cpu:1'], ['cpu:0', 'cpu:1', 'cpu:2']
@@ -107,9 +109,9 @@ def test_scatter_dim1_and_nested():
 
 
 def test_scatter_kwargs_padding():
-    ins, kws = dpm.scatter_kwargs((), {'x': rand(4, 2)}, CPU2)
+    ins, kws = scatter_gather.scatter_kwargs((), {'x': rand(4, 2)}, CPU2)
     assert ins == ((), ()) and [tuple(k['x'].shape) for k in kws] == [(2, 2), (2, 2)]
-    ins, kws = dpm.scatter_kwargs((rand(4, 2),), {}, CPU3)
+    ins, kws = scatter_gather.scatter_kwargs((rand(4, 2),), {}, CPU3)
     assert len(ins) == 2 and kws == ({}, {})
 
 
@@ -296,7 +298,7 @@ def test_backward_runs_in_threads_and_retain_graph():
     np.testing.assert_allclose(model[0].weight.grad.numpy(), 2 * g1, rtol=1e-6)
     with pytest.raises(RuntimeError, match='second time'):
         loss.backward()
-    with dpm._record_timeline() as events:
+    with functions._record_timeline() as events:
         dp(rand(6, 4)).sum().backward()
     assert sorted(e[0] for e in events if e[1] == 'backward') == ['cpu', 'cpu:1']
     assert sorted(e[0] for e in events if e[1] == 'forward') == ['cpu', 'cpu:1']
@@ -335,22 +337,22 @@ def f64(*shape, seed=0):
 
 def test_gradcheck_scatter_gather():
     x = f64(5, 3)
-    f = lambda x: tuple(p.to('cpu') * (i + 1.5) for i, p in enumerate(dpm.Scatter.apply(CPU3, None, 0, x)))
+    f = lambda x: tuple(p.to('cpu') * (i + 1.5) for i, p in enumerate(functions.Scatter.apply(CPU3, None, 0, x)))
     assert lt.autograd.gradcheck(f, (x,))
     a, b = f64(2, 3), f64(3, 3, seed=1).detach().to('cpu:1').requires_grad_()
-    assert lt.autograd.gradcheck(lambda a, b: dpm.Gather.apply('cpu:2', 0, a, b), (a, b))
-    assert lt.autograd.gradcheck(lambda a: dpm.Gather.apply('cpu', 1, a, a.to('cpu:1') * 2), (a,))
+    assert lt.autograd.gradcheck(lambda a, b: functions.Gather.apply('cpu:2', 0, a, b), (a, b))
+    assert lt.autograd.gradcheck(lambda a: functions.Gather.apply('cpu', 1, a, a.to('cpu:1') * 2), (a,))
 
 
 def test_gradcheck_broadcast_reduce():
     w, v = f64(3), f64(2, 2, seed=1)
     def f(w, v):
-        outs = dpm.Broadcast.apply(CPU3, w, v)
+        outs = functions.Broadcast.apply(CPU3, w, v)
         return tuple(o.to('cpu') * (i + 1.0) for i, o in enumerate(outs))
     assert lt.autograd.gradcheck(f, (w, v))
-    assert lt.autograd.gradgradcheck(lambda w: tuple(o.to('cpu') ** 2 for o in dpm.Broadcast.apply(CPU2, w)), (w,))
+    assert lt.autograd.gradgradcheck(lambda w: tuple(o.to('cpu') ** 2 for o in functions.Broadcast.apply(CPU2, w)), (w,))
     g1, g2 = f64(3), f64(3, seed=2).detach().to('cpu:1').requires_grad_()
-    assert lt.autograd.gradcheck(lambda a, b: dpm.ReduceAddCoalesced.apply('cpu', 1, a, b), (g1, g2))
+    assert lt.autograd.gradcheck(lambda a, b: functions.ReduceAddCoalesced.apply('cpu', 1, a, b), (g1, g2))
 
 
 def test_gradcheck_through_dataparallel():

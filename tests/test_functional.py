@@ -456,7 +456,7 @@ def test_binary_cross_entropy():
     check_op(lambda m, x, t, w: F(m).binary_cross_entropy(x, t, weight=w), arrays=[x, t, w], requires_grad=[True, True, False])
 
 def test_one_hot_reexport():
-    assert LF.one_hot is lt.shape_ops.one_hot
+    assert LF.one_hot.__module__ == 'lit_torch.nn.functional'  # defined where torch keeps it
     assert LF.one_hot(lt.tensor([1, 0]), 3).tolist() == TF.one_hot(torch.tensor([1, 0]), 3).tolist()
 
 def test_public_names():

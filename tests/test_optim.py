@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 import torch
 import lit_torch as lt
-from lit_torch.optim.optimizer import Optimizer, SGD, Adam, AdamW
+from lit_torch.optim import Optimizer, SGD, Adam, AdamW
 from lit_torch.optim import lr_scheduler as lls
 
 LIT = {'SGD': SGD, 'Adam': Adam, 'AdamW': AdamW}

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import lit_torch as torch
 from lit_torch import nn
-from lit_torch.nn.modules.syncbn import SyncBatchNorm
+from lit_torch.nn import SyncBatchNorm
 
 MPIEXEC = Path(sys.executable).parent / 'mpiexec'
 try: import mpi4py  # noqa: F401
@@ -24,7 +24,7 @@ RANK = """
 import sys, numpy as np
 import lit_torch as torch
 from lit_torch import nn, distributed as dist
-from lit_torch.nn.modules.syncbn import SyncBatchNorm
+from lit_torch.nn import SyncBatchNorm
 sys.path.insert(0, {tests!r})
 from test_syncbn import data, SIZES
 dist.init_process_group('mpi')

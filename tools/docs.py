@@ -80,6 +80,19 @@ def render_with_smalldocs(proc):
     for w in site.warnings: print('smalldocs warning:', w, file=sys.stderr)
     shutil.rmtree(DOCS, ignore_errors=True)
     shutil.move(site.out, DOCS)
+    write_redirects(DOCS)
+
+
+# Pages that an earlier layout of the book had, and where their content lives now: old links keep working.
+MOVED = {'layers.html': 'container.html'}
+
+def write_redirects(site):
+    "A small page at each old name that sends the browser to the new one."
+    for old, new in MOVED.items():
+        if (site/old).exists() or not (site/new).exists(): continue
+        (site/old).write_text(f'<!DOCTYPE html><html><head><meta charset="utf-8"><title>Moved</title>'
+                              f'<meta http-equiv="refresh" content="0; url={new}"><link rel="canonical" href="{new}"></head>'
+                              f'<body>This page moved to <a href="{new}">{new}</a>.</body></html>\n')
 
 
 # README.md comes from this generator on every machine, with or without Quarto, so that

@@ -10,12 +10,12 @@ __all__ = ['group', 'ReduceOp', 'Backend', 'Work', 'ProcessGroup', 'GroupMember'
            'reduce_scatter_tensor', 'send', 'isend', 'recv', 'irecv', 'barrier', 'all_gather_object',
            'broadcast_object_list']
 
-# %% ../../nbs/12_distributed.ipynb #53232d35
-import datetime, enum, os, sys, time, traceback
+# %% ../../nbs/12_distributed.ipynb #3bb5a287
+import enum, os, sys, time, traceback
 import numpy as np
-from .._tensor import Tensor, _wrap
+from .._tensor import Tensor
 
-# %% ../../nbs/12_distributed.ipynb #e023d41b
+# %% ../../nbs/12_distributed.ipynb #548dc214
 class ReduceOp:
     "How a reduction combines the ranks' values: SUM, AVG, PRODUCT, MIN, MAX, BAND, BOR, BXOR."
     class RedOpType(enum.IntEnum):
@@ -31,11 +31,6 @@ class Backend(str):
         name = name.lower()
         if name not in (cls.MPI, cls.NCCL, cls.GLOO): raise ValueError(f"Invalid backend: '{name}'")
         return super().__new__(cls, name)
-
-def _np_reduce(op, a, b):
-    "The NumPy twin of a reduction, for references and the one-process group."
-    return {0: np.add, 1: np.add, 2: np.multiply, 3: np.minimum, 4: np.maximum,
-            5: np.bitwise_and, 6: np.bitwise_or, 7: np.bitwise_xor}[int(op)](a, b)
 
 # %% ../../nbs/12_distributed.ipynb #f389d2f0
 class Work:

@@ -5,7 +5,7 @@
 # %% auto #0
 __all__ = ['get_args_parser', 'mpiexec_command', 'run', 'main']
 
-# %% ../../nbs/12a_run.ipynb #4f33b7c8
+# %% ../../nbs/12a_run.ipynb #915f892f
 import argparse, os, runpy, shutil, subprocess, sys
 from pathlib import Path
 

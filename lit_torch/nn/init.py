@@ -6,11 +6,11 @@
 __all__ = ['calculate_gain', 'uniform_', 'normal_', 'constant_', 'ones_', 'zeros_', 'xavier_uniform_', 'xavier_normal_',
            'kaiming_uniform_', 'kaiming_normal_', 'trunc_normal_']
 
-# %% ../../nbs/07_init.ipynb #ce585b05
+# %% ../../nbs/07_init.ipynb #26784184
 import math
 import numpy as np
+from .._C import default_generator_for, get_array_module
 from .._tensor import Tensor
-from ..backend import default_generator_for, get_array_module
 
 # %% ../../nbs/07_init.ipynb #e5a626ee
 def _fill_from(tensor, draw, generator):

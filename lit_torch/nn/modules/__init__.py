@@ -1,0 +1,16 @@
+# torch.nn.modules' front door: it only imports, one line per file of torch/nn/modules/ (written by hand).
+from .module import (Module, register_module_forward_pre_hook, register_module_forward_hook,
+                     register_module_full_backward_pre_hook, register_module_full_backward_hook)
+from .container import Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict
+from .linear import Identity, Linear
+from .sparse import Embedding
+from .dropout import Dropout
+from .normalization import LayerNorm
+from .flatten import Flatten, Unflatten
+from .activation import ReLU, GELU, SiLU, Tanh, Sigmoid, Softmax, LogSoftmax, MultiheadAttention
+from .conv import Conv1d, Conv2d
+from .pooling import MaxPool2d, AvgPool2d, AdaptiveAvgPool2d
+from .loss import MSELoss, L1Loss, CrossEntropyLoss, NLLLoss, BCEWithLogitsLoss
+from .batchnorm import BatchNorm1d, BatchNorm2d, BatchNorm3d, SyncBatchNorm
+from .transformer import (Transformer, TransformerEncoder, TransformerDecoder, TransformerEncoderLayer,
+                          TransformerDecoderLayer)

@@ -5,15 +5,19 @@
 # %% auto #0
 __all__ = ['TransformerEncoderLayer', 'TransformerDecoderLayer', 'TransformerEncoder', 'TransformerDecoder', 'Transformer']
 
-# %% ../../../nbs/10a_transformer.ipynb #e3adbe58
+# %% ../../../nbs/10a_transformer.ipynb #8152a2c5
 import copy, warnings
-from ..._tensor import full
-from ...shape_ops import triu
 from .. import functional as F
+from ..._tensor import full
+from ..functional import _canonical_mask, _none_or_dtype
 from ..init import xavier_uniform_
+from .activation import GELU, MultiheadAttention, ReLU
+from .container import ModuleList
+from .dropout import Dropout
+from .linear import Linear
 from .module import Module
-from .layers import ModuleList, Linear, Dropout, LayerNorm, ReLU, GELU
-from .activation import MultiheadAttention, _canonical_mask, _none_or_dtype
+from .normalization import LayerNorm
+from ...shape_ops import triu
 
 # %% ../../../nbs/10a_transformer.ipynb #eeee5df8
 def _get_clones(module, N):

@@ -5,13 +5,15 @@
 # %% auto #0
 __all__ = ['DistributedDataParallel']
 
-# %% ../../../nbs/12b_ddp.ipynb #17c74b94
+# %% ../../../nbs/12b_ddp.ipynb #4ad48431
 import contextlib, time, weakref
 import numpy as np
-from ..._tensor import Tensor, _wrap
-from ...autograd import is_grad_enabled, no_grad, AccumulateGrad, Variable
-from ..modules.module import Module
 from ...distributed import distributed_c10d as dist
+from ..._tensor import Tensor, _wrap
+from ...autograd.grad_mode import is_grad_enabled
+from ...autograd.graph import AccumulateGrad
+from ...autograd.variable import Variable
+from ..modules.module import Module
 
 # %% ../../../nbs/12b_ddp.ipynb #8f518097
 _DEFAULT_FIRST_BUCKET_BYTES = 1024 * 1024
