@@ -27,7 +27,10 @@ torch = pytest.importorskip('torch')
 pytest.importorskip('expecttest')
 with warnings.catch_warnings():
     warnings.simplefilter('ignore')
+    _frozen = torch.backends.flags_frozen()
     from torch.testing._internal.common_modules import module_db
+    if not _frozen:  # common_utils freezes torch.backends' flags on import: give the rest of the session them back
+        torch.backends.flags_frozen.__globals__['__allow_nonbracketed_mutation_flag'] = True
 
 import lit_torch as lt
 import lit_torch.nn as lnn
@@ -55,23 +58,20 @@ RANDOM_UNLESS_SAMPLES = {'nn.FractionalMaxPool2d', 'nn.FractionalMaxPool3d'}
 SKIP_SAMPLES = [
 ]
 
-# Known differences: entry -> (reason, regex over the sample keys that differ; None = any sample).
-# A failing sample that does not match its entry's pattern fails the test as a regression.
+# Known differences: entry -> [(reason, regex over the keys of the samples that differ), ...].
+# A failing sample that matches none of its entry's patterns fails the test as a regression.
+BN_EMPTY = ('an empty batch (N=0) raises ValueError in forward (cannot reshape array of size 0); torch returns an '
+            'empty output and empty gradients', r'\] zero_batch ')
+CONV_PADDING_MODE = ("padding_mode other than 'zeros' raises NotImplementedError at construction", r'padding_mode=')
 KNOWN = {
-    'nn.AvgPool2d': ('divisor_override is ignored: lit_torch divides by the window size', r'divisor_override='),
-    'nn.BatchNorm1d': ('an empty batch (N=0) raises ValueError in forward (cannot reshape array of size 0); '
-                       'torch returns an empty output', r'\] zero_batch '),
-    'nn.BatchNorm2d': ('an empty batch (N=0) raises ValueError in forward (cannot reshape array of size 0); '
-                       'torch returns an empty output', r'\] zero_batch '),
-    'nn.BatchNorm3d': ('an empty batch (N=0) raises ValueError in forward (cannot reshape array of size 0); '
-                       'torch returns an empty output', r'\] zero_batch '),
-    'nn.CrossEntropyLoss': ('every target ignored with reduction=mean: torch gives a nan loss and a zero gradient, '
-                            'lit_torch a nan gradient (0/0 in backward)', r'\] 2d_ignore_index(_label_smoothing)?_mean '),
-    'nn.GELU': ('0-d input: the float32 erf (forward) and the backward write into NumPy scalars with out= '
-                '(TypeError: return arrays must be of ArrayType)', r'\] scalar '),
-    'nn.Conv1d': ("padding_mode other than 'zeros' raises NotImplementedError at construction", r"padding_mode="),
-    'nn.Conv2d': ("padding_mode other than 'zeros' raises NotImplementedError at construction", r"padding_mode="),
-    'nn.Embedding': ('max_norm is ignored: looked-up rows are not renormalised (output and weight differ)', r'max_norm='),
+    'nn.AvgPool2d': [('divisor_override is ignored: lit_torch divides by the window size', r'divisor_override=')],
+    'nn.BatchNorm1d': [BN_EMPTY], 'nn.BatchNorm2d': [BN_EMPTY], 'nn.BatchNorm3d': [BN_EMPTY],
+    'nn.Conv1d': [CONV_PADDING_MODE], 'nn.Conv2d': [CONV_PADDING_MODE],
+    'nn.CrossEntropyLoss': [('every target ignored with reduction=mean: torch gives a nan loss and a zero gradient, '
+                             'lit_torch a nan gradient (0/0 in backward)', r'\] 2d_ignore_index(_label_smoothing)?_mean ')],
+    'nn.GELU': [('0-d input: the float32 erf (forward) and the backward write into NumPy scalars with out= '
+                 '(TypeError: return arrays must be of ArrayType)', r'\] scalar ')],
+    'nn.Embedding': [('max_norm is ignored: looked-up rows are not renormalised (output and weight differ)', r'max_norm=')],
 }
 
 # Options module_db never exercises but lit_torch's signatures accept: extra samples (desc `extra_*`), run like
@@ -284,7 +284,8 @@ def _params():
         for dtype in DTYPES:
             marks = []
             if info.name in KNOWN:
-                marks.append(pytest.mark.xfail(strict=False, raises=KnownDifference, reason=KNOWN[info.name][0]))
+                reason = '; '.join(r for r, _ in KNOWN[info.name])
+                marks.append(pytest.mark.xfail(strict=False, raises=KnownDifference, reason=reason))
             out.append(pytest.param(info, dtype, marks=marks, id=f'{info.name}-{str(dtype)[6:]}'))
     return out
 
@@ -298,7 +299,6 @@ def test_moduleinfo(info, dtype):
         pytest.skip(f'missing: lit_torch.nn has no {info.module_cls.__name__}')
     if dtype not in info.dtypes:
         pytest.skip(f'{name} does not list {dtype} in its ModuleInfo.dtypes')
-    known_reason, known_pat = KNOWN.get(name, (None, None))
     unexpected, expected, skipped = [], [], []
     for training in (True, False):
         mode = 'train' if training else 'eval'
@@ -320,12 +320,13 @@ def test_moduleinfo(info, dtype):
                 msg = f'{key}: {type(e).__name__}: {str(e).strip()[:600]}'
                 RESULTS[name][(dtype, key)] = 'fail'
                 FAILURES[name][(dtype, key)] = msg
-                if known_reason is not None and (known_pat is None or re.search(known_pat, key)): expected.append(msg)
+                known = next((r for r, pat in KNOWN.get(name, ()) if re.search(pat, key)), None)
+                if known: expected.append(f'{msg}\n    (known: {known})')
                 else: unexpected.append(msg)
     if unexpected:
         pytest.fail(f'{len(unexpected)} sample(s) differ from torch:\n' + '\n'.join(unexpected), pytrace=False)
     if expected:
-        raise KnownDifference(f'{known_reason}: {len(expected)} sample(s):\n' + '\n'.join(expected))
+        raise KnownDifference(f'{len(expected)} sample(s) differ as known:\n' + '\n'.join(expected))
 
 # ---------------------------------------------------------------------------------------------------- summary
 def entry_status(name):
@@ -352,11 +353,10 @@ class _SummaryPlugin:
         if config.option.verbose > 0:
             for name in dict.fromkeys(info.name for info in module_db):
                 if name not in RUN: continue
-                res = RESULTS[name]
-                n_pass = sum(v == 'pass' for v in res.values()); n_fail = sum(v == 'fail' for v in res.values())
-                n_skip = sum(v == 'skip' for v in res.values())
-                terminalreporter.write_line(f'  {name}: {entry_status(name)} ({n_pass} samples pass, {n_fail} fail, {n_skip} skipped)'
-                                            + (f' -- {KNOWN[name][0]}' if name in KNOWN else ''))
+                status, res = entry_status(name), RESULTS[name]
+                n = {k: sum(v == k for v in res.values()) for k in ('pass', 'fail', 'skip')}
+                counts = '' if status == 'missing' else f" ({n['pass']} samples pass, {n['fail']} fail, {n['skip']} skipped)"
+                terminalreporter.write_line(f'  {name}: {status}{counts}' + ''.join(f' -- {r}' for r, _ in KNOWN.get(name, ())))
 
 @pytest.fixture(scope='module', autouse=True)
 def _summary(pytestconfig):
