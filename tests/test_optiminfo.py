@@ -190,14 +190,13 @@ def run_config(info, lcls, kwargs, torch_kwargs, shapes, dtype):
         raise AssertionError(f'construction: {type(e).__name__}: {e}') from e
     quad = Quadratic(shapes, np_dtype) if info.step_requires_closure else None
 
-    def closures():
-        def ct():
-            opt_t.zero_grad(); loss = quad(torch, p_t); loss.backward(); return loss
-        def cl():
-            opt_l.zero_grad(); loss = quad(lt, p_l); loss.backward(); return loss
-        return ct, cl
+    def closure(lib, opt, params):
+        def f():
+            opt.zero_grad(); loss = quad(lib, params); loss.backward(); return loss
+        return f
 
     def step(k, opt_l, p_l):
+        "Step k on torch's optimizer and on `opt_l` (over `p_l`), then compare the parameters."
         if quad is None:
             rng = np.random.default_rng(1000 + k)
             for pt, pl in zip(p_t, p_l):
@@ -207,9 +206,8 @@ def run_config(info, lcls, kwargs, torch_kwargs, shapes, dtype):
             try: opt_l.step()
             except Exception as e: raise AssertionError(f'step {k}: {type(e).__name__}: {e}') from e
         else:
-            ct, cl = closures()
-            loss_t = opt_t.step(ct)
-            try: loss_l = opt_l.step(cl)
+            loss_t = opt_t.step(closure(torch, opt_t, p_t))
+            try: loss_l = opt_l.step(closure(lt, opt_l, p_l))
             except Exception as e: raise AssertionError(f'step {k}: {type(e).__name__}: {e}') from e
             check_value(f'step {k} loss', loss_t, loss_l, dtype, tol)
         for i, (pt, pl) in enumerate(zip(p_t, p_l)): check_value(f'step {k} param {i}', pt, pl, dtype, tol)
@@ -223,7 +221,6 @@ def run_config(info, lcls, kwargs, torch_kwargs, shapes, dtype):
     try: opt_l2.load_state_dict(to_lit(deepcopy(sd_t)))
     except Exception as e: raise AssertionError(f'load_state_dict: {type(e).__name__}: {e}') from e
     check_state_dict('state_dict after load_state_dict', opt_t.state_dict(), opt_l2.state_dict(), dtype, tol, unlike)
-    opt_l, p_l = opt_l2, p_l2
     for k in range(STEPS, STEPS + MORE_STEPS): step(k, opt_l2, p_l2)
     check_state_dict(f'state_dict after load and {MORE_STEPS} more steps', opt_t.state_dict(), opt_l2.state_dict(), dtype,
                      tol, unlike)
