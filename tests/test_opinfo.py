@@ -123,10 +123,14 @@ def _translate_function(f, depth):
     "A copy of the Python function `f` whose torch globals and closure cells are lit_torch's."
     g = dict(f.__globals__)
     for name in _code_names(f.__code__) & g.keys(): g[name] = translate(g[name], depth)
-    cells = f.__closure__ and tuple(types.CellType(translate(c.cell_contents, depth)) for c in f.__closure__)
+    cells = f.__closure__ and tuple(_translate_cell(c, depth) for c in f.__closure__)
     new = types.FunctionType(f.__code__, g, f.__name__, f.__defaults__ and tuple(translate(d, depth) for d in f.__defaults__), cells)
     new.__kwdefaults__ = f.__kwdefaults__ and {k: translate(v, depth) for k, v in f.__kwdefaults__.items()}
     return new
+
+def _translate_cell(cell, depth):
+    try: return types.CellType(translate(cell.cell_contents, depth))
+    except ValueError: return cell   # an empty cell (a closure over a name not yet bound)
 
 def _dname(dtype): return str(dtype).split('.')[-1]
 
@@ -210,6 +214,12 @@ class _Named:
     def __init__(self, kind, name): self.kind, self.name = kind, name
     def __repr__(self): return f'torch.{self.name}' if self.kind != 'device' else f'device({self.name!r})'
 
+class _Fn:
+    "A torch function passed as an argument (translated to lit_torch's when thawed for lit_torch)."
+    __slots__ = ('fn',)
+    def __init__(self, fn): self.fn = fn
+    def __repr__(self): return _PATHS[id(self.fn)]
+
 class _Size(tuple):
     def __repr__(self): return f'Size({list(self)})'
 
@@ -229,7 +239,7 @@ def freeze(obj, memo):
     if isinstance(obj, tuple) and hasattr(obj, '_fields'): return type(obj)(*(freeze(x, memo) for x in obj))
     if isinstance(obj, (list, tuple)): return type(obj)(freeze(x, memo) for x in obj)
     if isinstance(obj, dict): return {k: freeze(v, memo) for k, v in obj.items()}
-    if callable(obj) and id(obj) in _PATHS: return ('callable', obj)
+    if callable(obj) and id(obj) in _PATHS: return _Fn(obj)
     return obj
 
 def thaw(obj, lib, memo, leaves):
@@ -253,8 +263,7 @@ def thaw(obj, lib, memo, leaves):
         value = getattr(lt, obj.name, None)
         if value is None: raise _Fail(f'lit_torch lacks torch.{obj.name}')
         return value
-    if isinstance(obj, tuple) and len(obj) == 2 and obj[0] == 'callable' and callable(obj[1]):
-        return obj[1] if lib is torch else translate(obj[1])
+    if isinstance(obj, _Fn): return obj.fn if lib is torch else translate(obj.fn)
     if isinstance(obj, tuple) and hasattr(obj, '_fields'): return type(obj)(*(thaw(x, lib, memo, leaves) for x in obj))
     if isinstance(obj, (list, tuple)): return type(obj)(thaw(x, lib, memo, leaves) for x in obj)
     if isinstance(obj, dict): return {k: thaw(v, lib, memo, leaves) for k, v in obj.items()}
@@ -476,6 +485,33 @@ def _params():
         if entry_skip_reason(op): yield pytest.param(key, 'skip', id=f'{key}-skip'); continue
         for v in variants(op): yield pytest.param(key, v, id=f'{key}-{v}')
 
+def run_variant(op, key, errors, t_fn, l_fn, in_place):
+    "Every item of one variant: {item: (status, message)}, status pass / fail / missing / skip."
+    tol, shape_only, items = tolerances(op), key in SHAPE_ONLY, {}
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore')
+        for mode in (['errors'] if errors else modes(op, in_place)):
+            try: batch = samples(op, key, mode)
+            except Exception as e:
+                items[f'{mode}:gen'] = ('skip', f'torch could not make the samples: {_msg(e)}'); continue
+            for i, (frozen, extra) in enumerate(batch):
+                item = f'{mode}:{i}'
+                if isinstance(frozen, Unconvertible): items[item] = ('skip', f'unconvertible: {frozen}'); continue
+                try:
+                    if errors: run_error_item(t_fn, l_fn, frozen, extra)
+                    else:
+                        only_shape = shape_only or key in SHAPE_ONLY_IF and bool(SHAPE_ONLY_IF[key][0](*frozen))
+                        run_item(t_fn, l_fn, frozen, mode, in_place, tol, only_shape, zlib.crc32(item.encode()))
+                    items[item] = ('pass', None)
+                except Missing as e:
+                    items[item] = ('missing', str(e))
+                    # the lambda's op itself is absent: no other sample can do better, and making them costs
+                    if all(s == 'missing' for s, _ in items.values()): return items
+                except Unconvertible as e: items[item] = ('skip', str(e))
+                except _Fail as e: items[item] = ('fail', f'{e} | sample {_describe(frozen)}')
+                except Exception as e: items[item] = ('fail', f'driver/compare error {_msg(e)} | sample {_describe(frozen)}')
+    return items
+
 @pytest.fixture
 def rng_states():
     "Random ops and sample generation draw from torch's and lit_torch's generators: leave them as they were."
@@ -493,29 +529,9 @@ def test_opinfo(key, variant, rng_states):
         pytest.skip(rec['skip'])
     t_fn, l_fn, lacks, in_place = variants(op)[variant]
     if l_fn is None:
-        rec['missing'] = lacks or f'{op.op!r} is not a public torch callable'
+        rec['missing'] = lacks or f'nothing: {t_fn!r} is no public torch callable'
         pytest.skip(f'lit_torch lacks {rec["missing"]}')
-    tol, shape_only = tolerances(op), key in SHAPE_ONLY
-    items = rec['items']
-    with warnings.catch_warnings():
-        warnings.simplefilter('ignore')
-        for mode in (['errors'] if variant == 'errors' else modes(op, in_place)):
-            try: batch = samples(op, key, mode)
-            except Exception as e:
-                items[f'{mode}:gen'] = ('skip', f'torch could not make the samples: {_msg(e)}'); continue
-            for i, (frozen, extra) in enumerate(batch):
-                item = f'{mode}:{i}'
-                if isinstance(frozen, Unconvertible): items[item] = ('skip', f'unconvertible: {frozen}'); continue
-                try:
-                    if mode == 'errors': run_error_item(t_fn, l_fn, frozen, extra)
-                    else:
-                        only_shape = shape_only or key in SHAPE_ONLY_IF and bool(SHAPE_ONLY_IF[key][0](*frozen))
-                        run_item(t_fn, l_fn, frozen, mode, in_place, tol, only_shape, zlib.crc32(item.encode()))
-                    items[item] = ('pass', None)
-                except Missing as e: items[item] = ('missing', str(e))
-                except Unconvertible as e: items[item] = ('skip', str(e))
-                except _Fail as e: items[item] = ('fail', f'{e} | sample {_describe(frozen)}')
-                except Exception as e: items[item] = ('fail', f'driver/compare error {_msg(e)} | sample {_describe(frozen)}')
+    items = rec['items'] = run_variant(op, key, variant == 'errors', t_fn, l_fn, in_place)
     failed = sorted((i for i, (s, _) in items.items() if s == 'fail'), key=_item_order)
     known = set(KNOWN.get(tid, ()))
     rec['fixed'] = sorted(i for i in known if items.get(i, ('fail',))[0] == 'pass')
