@@ -25,6 +25,8 @@ Environment:
                          (OPINFO_REPORT=path.md writes that report to a file, OPINFO_REPORT=path.json every item)
   OPINFO_UPDATE=1        rewrite tests/opinfo_known_failures.json from this run's failures
   OPINFO_MAX_SAMPLES=N   samples per dtype (default 16)
+  OPINFO_REFERENCE=1     also the OpInfos' reference inputs (extremal values, odd shapes) in float32/float64:
+                         a deeper run to hunt bugs; its failures are not in the known list
 """
 import contextlib, functools, itertools, json, os, random, types, warnings, zlib
 from pathlib import Path
@@ -177,13 +179,17 @@ def variants(op):
     if op.error_inputs_func is not None: out['errors'] = out['function'][:3] + (False,)
     return out
 
-MODE_DTYPES = {'f32': torch.float32, 'f64': torch.float64, 'i64': torch.int64, 'bool': torch.bool, 'grad': torch.float64}
+MODE_DTYPES = {'f32': torch.float32, 'f64': torch.float64, 'i64': torch.int64, 'bool': torch.bool, 'grad': torch.float64,
+               'ref32': torch.float32, 'ref64': torch.float64}
+REFERENCE = bool(os.environ.get('OPINFO_REFERENCE'))
 
 def modes(op, in_place):
     dts = op.supported_dtypes('cpu')
     ms = [m for m in ('f32', 'f64', 'i64', 'bool') if MODE_DTYPES[m] in dts]
     if (op.supports_autograd and torch.float64 in op.supported_backward_dtypes('cpu')
             and (not in_place or op.supports_inplace_autograd)): ms.append('grad')
+    if REFERENCE and op.reference_inputs_func is not None:
+        ms += [m for m in ('ref32', 'ref64') if MODE_DTYPES[m] in dts]
     return ms
 
 def entry_skip_reason(op):
@@ -299,7 +305,10 @@ def samples(op, key, mode):
                     try: out.append((freeze((s.input, s.args, s.kwargs), {}), (e.error_type, e.error_regex)))
                     except Unconvertible as u: out.append((u, None))
             else:
-                it = op.sample_inputs_func(op, 'cpu', MODE_DTYPES[mode], mode == 'grad')
+                make = op.reference_inputs_func if mode.startswith('ref') else op.sample_inputs_func
+                it = make(op, 'cpu', MODE_DTYPES[mode], mode == 'grad')
+                if mode.startswith('ref'):   # reference inputs begin with the sample inputs: skip those
+                    it = itertools.islice(it, len(list(op.sample_inputs_func(op, 'cpu', MODE_DTYPES[mode], False))), None)
                 for s in itertools.islice(it, MAX_SAMPLES):
                     try: out.append((freeze((s.input, s.args, s.kwargs), {}), s.broadcasts_input))
                     except Unconvertible as u: out.append((u, None))
