@@ -640,7 +640,8 @@ def terminal_summary(tr):
             tr.write_line(f'opinfo: every item written to {where}')
         elif where.endswith('.md'):
             Path(where).write_text(text + '\n'); tr.write_line(f'opinfo: report written to {where}')
-        else:
+        else:   # on the terminal: fail, partial and skipped; the long pass and missing lists only in a file
+            show = True
             for line in text.splitlines():
-                if line.startswith('## pass'): break
-                tr.write_line(line)
+                if line.startswith('## '): show = not line.startswith(('## pass', '## missing'))
+                if show: tr.write_line(line)
