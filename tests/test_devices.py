@@ -8,7 +8,8 @@ import numpy as np
 import lit_torch as lt
 from op_helpers import check_op
 
-DEVICES = ['cpu', 'cpu:1', pytest.param('cuda', marks=pytest.mark.skipif(not lt.cuda.is_available(), reason='no GPU: CuPy or a device is missing'))]
+DEVICES = ['cpu', 'cpu:1', pytest.param('cuda', marks=pytest.mark.skipif(not lt.cuda.is_available(), reason='no GPU: CuPy or a device is missing')),
+           pytest.param('cuda:1', marks=pytest.mark.skipif(lt.cuda.device_count() < 2, reason='needs 2 GPUs: cuda:1 is not the current device, so it catches a missing device context'))]
 
 CASES = {
     'add_broadcast': (lambda m, a, b: a + b, [(3, 4), (4,)]),
