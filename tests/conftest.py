@@ -27,8 +27,7 @@ def _backend():
 
 def _check_tensor_placement():
     """Under emulation, every tensor lit_torch makes is checked as it is made: a CUDA tensor holds a device array
-    on its own GPU, a CPU tensor a NumPy array. An array that landed on the wrong GPU fails at the line that made it."""
-    import numpy as np
+    on its own GPU, a CPU tensor no device array. An array that landed on the wrong GPU fails at the line that made it."""
     import lit_torch._tensor as T
     fill = getattr(T, '_fill', None)
     if fill is None or getattr(fill, '_checks_placement', False): return
@@ -38,7 +37,7 @@ def _check_tensor_placement():
                 raise AssertionError(f"a tensor on {device} was made around a {type(data).__module__}.{type(data).__name__}")
             if data.device.id != device.index:
                 raise AssertionError(f"a tensor on {device} was made around an array on cuda:{data.device.id}")
-        elif not isinstance(data, np.ndarray):
+        elif type(data).__module__.split('.')[0] == 'cupy':
             raise AssertionError(f"a tensor on {device} was made around a {type(data).__module__}.{type(data).__name__}")
         return fill(t, data, device, grad_fn)
     checked_fill._checks_placement = True

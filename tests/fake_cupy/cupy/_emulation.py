@@ -47,15 +47,15 @@ _lock = threading.Lock()
 _logs = []
 totals = collections.Counter()
 
-def _caller():
-    "The first frame outside the emulation and NumPy: the line of lit_torch (or of a test) that caused the event."
-    f = sys._getframe(2)
-    while f is not None:
+def _caller(depth=3):
+    "The first frames outside the emulation and NumPy: the lines of lit_torch (or of a test) that caused the event."
+    f, out = sys._getframe(2), []
+    while f is not None and len(out) < depth:
         fn = f.f_code.co_filename
         if not fn.startswith(FAKE_DIR) and f'{os.sep}numpy{os.sep}' not in fn and not fn.startswith('<__array_function__'):
-            return f"{os.path.relpath(fn) if not fn.startswith('<') else fn}:{f.f_lineno} in {f.f_code.co_name}"
+            out.append(f"{os.path.relpath(fn) if not fn.startswith('<') else fn}:{f.f_lineno} in {f.f_code.co_name}")
         f = f.f_back
-    return '?'
+    return ' < '.join(out) or '?'
 
 def record(kind):
     "Log one event of `kind` in every active `count_syncs()` block."
