@@ -1,4 +1,4 @@
-import importlib, os, sys
+import os, sys
 from pathlib import Path
 import pytest
 
@@ -17,12 +17,9 @@ if EMULATE_CUDA:
 
 
 def _backend():
-    "lit_torch's backend module (devices, array module), under its name before or after the split into torch's files."
+    "lit_torch's backend module (devices, array module): where `lit_torch.device` is defined, before or after the split into torch's files."
     import lit_torch
-    for name in ('lit_torch._C', 'lit_torch.backend'):
-        m = sys.modules.get(name) or (importlib.util.find_spec(name) and importlib.import_module(name))
-        if m is not None and hasattr(m, '_cupy'): return m
-    raise ImportError("lit_torch has no backend module with _cupy()")
+    return sys.modules[lit_torch.device.__module__]
 
 
 def _check_tensor_placement():

@@ -424,8 +424,8 @@ def test_training_step_syncs_at_most_once(device):
 
 @needs_emulation
 def test_transformer_step_syncs():
-    "A Transformer training step with padding masks: no sync in forward, backward or the step (given `tgt_is_causal`:
-    detecting a causal mask compares it on the device and reads the answer, in torch as here)."
+    """A Transformer training step with padding masks: no sync in forward, backward or the step (given `tgt_is_causal`:
+    detecting a causal mask compares it on the device and reads the answer, in torch as here)."""
     from cupy import _emulation
     lt.manual_seed(0)
     m = nn.Transformer(16, 2, 1, 1, 32, 0.1, batch_first=True).to('cuda')

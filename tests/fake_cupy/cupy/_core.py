@@ -345,7 +345,7 @@ class ndarray:
             if not isinstance(x, (ndarray, np.ndarray, np.generic, bool, int, float, complex)): return NotImplemented
         if ufunc.__name__ in ('greater', 'greater_equal', 'less', 'less_equal', 'equal', 'not_equal'):
             inputs = tuple(x.item() if isinstance(x, np.ndarray) and x.ndim == 0 else x for x in inputs)
-        _emu.record('numpy')
+        if not any(isinstance(x, np.generic) for x in inputs): _emu.record('numpy')   # `np.float32(2) * a` is no stray call
         return (func if method == '__call__' else getattr(func, method))(*inputs, **kwargs)
     def __array_function__(self, func, types, args, kwargs):
         import cupy

@@ -94,6 +94,6 @@ def _device_of_pointer(ptr):
 
 def __getattr__(name):
     if name == 'nccl':
-        from . import nccl
-        return nccl
+        import importlib
+        return importlib.import_module(__name__ + '.nccl')
     raise AttributeError(f"cupy.cuda.{name} is not emulated by tests/fake_cupy")
