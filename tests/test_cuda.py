@@ -28,10 +28,17 @@ def emulated():
 
 needs_emulation = pytest.mark.skipif(not lt.cuda.is_available() or not emulated(), reason='counts syncs with the emulation log (tests/fake_cupy)')
 
-# Bugs the emulation found; each test marked with one passes once the fix is in (strict: an XPASS fails, to remove the mark).
-NO_GUARD_CUDA1 = pytest.mark.xfail(strict=True, reason="BUG no-device-guard: lit_torch runs kernels (and allocates) on the current "
-                                   "GPU, not on the tensors' GPU: Function.apply and the other entry points need "
-                                   "`with device_context(device)` for CUDA tensors (see tests/fake_cupy/BUGS.md)")
+# Bugs the emulation found (tests/fake_cupy/BUGS.md). Each mark is strict: once the fix is in, the XPASS fails and says to drop it.
+def bug(tag, what): return pytest.mark.xfail(strict=True, reason=f'BUG {tag} (tests/fake_cupy/BUGS.md): {what}')
+NO_GUARD = bug('device-guard', "kernels and allocations run on the current GPU, not on the tensors' GPU (no device "
+               "context in Function.apply and the other entry points): on cuda:1 with cuda:0 current they fail or land on cuda:0")
+RAND = bug('rand-cuda', "lt.rand on CUDA calls RandomState.random, which CuPy's RandomState lacks (random_sample)")
+GRADCHECK = bug('gradcheck-cuda', 'gradcheck builds its one-hot output gradients with NumPy and wraps them as CUDA tensors')
+CE_SYNC = bug('loss-target-sync', 'cross_entropy/nll_loss check the target range on the host: bool(bad.any()) syncs every step')
+EMB_SYNC = bug('embedding-sync', 'F.embedding checks the index range with int(idx.min()) and int(idx.max()): two syncs per call')
+BN_SYNC = bug('batchnorm-sync', "BatchNorm's forward picks its formula with bool(...) on the batch statistics (_small_mean): a sync per layer")
+POOL_SYNC = bug('maxpool-sync', "max pooling's backward asks nan.any() on the device (_winners): a sync per layer")
+CUDA_G = ['cuda:0', pytest.param('cuda:1', marks=[two_gpus, NO_GUARD])]     # cuda:1 needs the device guard
 
 @pytest.fixture(autouse=True)
 def _current_device_is_0():
@@ -113,6 +120,7 @@ def test_factories_land_on_the_device(device):
     np.testing.assert_array_equal(host(ts[7]), [[1, 2]])
     assert sorted(ts[-1].tolist()) == list(range(5))
 
+@RAND
 @pytest.mark.parametrize('device', CUDA)
 def test_rand_on_cuda(device):
     "lt.rand on a GPU: the uniform draw must use a method CuPy's RandomState has (random_sample, not NumPy's random)."
@@ -148,7 +156,7 @@ def test_host_round_trips(device):
     y = x.to('cpu:1')
     assert y.device == lt.device('cpu:1') and isinstance(y._data, np.ndarray)
 
-@pytest.mark.parametrize('device', CUDA)
+@pytest.mark.parametrize('device', CUDA_G)
 def test_copy_between_devices(device):
     x = lt.tensor(rand(3, 4), device=device)
     other = 'cuda:0' if device == 'cuda:1' else ('cuda:1' if lt.cuda.device_count() > 1 else 'cpu')
@@ -179,19 +187,20 @@ OPS = {
     'where_clamp_cat': (lambda m, a, b: m.cat([m.where(a > b, a, b).clamp(-1, 1), m.stack([a, b]).sum(0)], 1), [(3, 4), (3, 4)]),
 }
 
-@pytest.mark.parametrize('device', CUDA)
+@pytest.mark.parametrize('device', CUDA_G)
 @pytest.mark.parametrize('name', OPS)
 def test_op_with_gradients(name, device):
     fn, shapes = OPS[name]
     check_op(fn, shapes, device=device)
 
+@GRADCHECK
 @pytest.mark.parametrize('device', CUDA)
 def test_gradcheck_float64_on_cuda(device):
     x = lt.tensor(rand(3, 4, dtype=np.float64), requires_grad=True, device=device)
     w = lt.tensor(rand(4, 2, seed=1, dtype=np.float64), requires_grad=True, device=device)
     assert lt.autograd.gradcheck(lambda x, w: (x @ w).tanh().softmax(-1), (x, w))
 
-@pytest.mark.parametrize('device', CUDA)
+@pytest.mark.parametrize('device', CUDA_G)
 def test_inplace_ops_and_views(device):
     x = lt.tensor(rand(3, 4), requires_grad=True, device=device)
     y = x * 1
@@ -214,7 +223,7 @@ def make_net(lib):
                           lib.nn.Flatten(), lib.nn.Linear(4 * 4 * 4, 5))
     return m
 
-@pytest.mark.parametrize('device', CUDA)
+@pytest.mark.parametrize('device', CUDA_G)
 def test_module_to_and_cuda(device):
     m = make_net(lt)
     assert m.to(device) is m
@@ -226,7 +235,7 @@ def test_module_to_and_cuda(device):
     back = m.cpu()
     assert all(p.device == lt.device('cpu') and isinstance(p._data, np.ndarray) for p in back.parameters())
 
-@pytest.mark.parametrize('device', CUDA)
+@pytest.mark.parametrize('device', CUDA_G)
 def test_cnn_forward_backward_matches_torch(device):
     tm, lm = pair(make_net)
     lm.to(device)
@@ -234,7 +243,7 @@ def test_cnn_forward_backward_matches_torch(device):
     on_device(device, *lm.buffers())
     np.testing.assert_allclose(host(lm[1].running_mean), tm[1].running_mean.numpy(), atol=1e-6)
 
-@pytest.mark.parametrize('device', CUDA)
+@pytest.mark.parametrize('device', CUDA_G)
 def test_state_dict_from_and_to_cuda(device, tmp_path):
     src = make_net(lt).to(device)
     sd = src.state_dict()
@@ -258,7 +267,7 @@ def test_state_dict_from_and_to_cuda(device, tmp_path):
 
 # ---------------------------------------------------------------- BatchNorm
 
-@pytest.mark.parametrize('device', CUDA)
+@pytest.mark.parametrize('device', CUDA_G)
 @pytest.mark.parametrize('kind', ['1d', '2d'])
 def test_batchnorm_train_and_eval(kind, device):
     make = lambda lib: (lib.nn.BatchNorm1d(5) if kind == '1d' else lib.nn.BatchNorm2d(5))
@@ -274,7 +283,7 @@ def test_batchnorm_train_and_eval(kind, device):
 
 # ---------------------------------------------------------------- attention and the Transformer
 
-@pytest.mark.parametrize('device', CUDA)
+@pytest.mark.parametrize('device', CUDA_G)
 def test_sdpa_with_masks(device):
     q, k, v = rand(2, 2, 5, 4), rand(2, 2, 6, 4, seed=1), rand(2, 2, 6, 4, seed=2)
     mask = np.tril(np.ones((5, 6), bool), 1)
@@ -284,7 +293,7 @@ def test_sdpa_with_masks(device):
         return a.sum(2) + b.sum(2)
     check_op(fn, arrays=[q, k, v], device=device)
 
-@pytest.mark.parametrize('device', CUDA)
+@pytest.mark.parametrize('device', CUDA_G)
 def test_multihead_attention(device):
     tm, lm = pair(lambda lib: lib.nn.MultiheadAttention(8, 2, batch_first=True))
     lm.to(device)
@@ -298,7 +307,7 @@ def test_multihead_attention(device):
         def named_parameters(self): return self.m.named_parameters()
     compare_module(Wrap(tm, torch, None), Wrap(lm, lt, device), [rand(2, 6, 8)], device)
 
-@pytest.mark.parametrize('device', CUDA)
+@pytest.mark.parametrize('device', CUDA_G)
 def test_transformer_train_step(device):
     tm, lm = pair(lambda lib: lib.nn.Transformer(8, 2, 1, 1, 16, 0.0, batch_first=True))
     lm.to(device)
@@ -309,7 +318,7 @@ def test_transformer_train_step(device):
 
 # ---------------------------------------------------------------- optimizers
 
-@pytest.mark.parametrize('device', CUDA)
+@pytest.mark.parametrize('device', CUDA_G)
 @pytest.mark.parametrize('opt', ['SGD', 'Adam', 'AdamW'])
 def test_optimizer_steps_on_device(opt, device):
     kw = {'SGD': dict(lr=0.1, momentum=0.9, weight_decay=0.01), 'Adam': dict(lr=0.01, amsgrad=True), 'AdamW': dict(lr=0.01)}[opt]
@@ -328,7 +337,7 @@ def test_optimizer_steps_on_device(opt, device):
     lo2.load_state_dict(sd)
     for state in lo2.state.values(): on_device(device, *[v for k, v in state.items() if isinstance(v, lt.Tensor) and k != 'step'])
 
-@pytest.mark.parametrize('device', CUDA)
+@pytest.mark.parametrize('device', CUDA_G)
 def test_init_on_device(device):
     w = lt.empty(64, 32, device=device)
     for f in (nn.init.normal_, nn.init.uniform_, nn.init.xavier_uniform_, nn.init.kaiming_normal_, nn.init.trunc_normal_):
@@ -336,7 +345,7 @@ def test_init_on_device(device):
         on_device(device, w)
         assert np.isfinite(host(w)).all() and host(w).std() > 0
 
-@pytest.mark.parametrize('device', CUDA)
+@pytest.mark.parametrize('device', CUDA_G)
 def test_dropout_on_device(device):
     x = lt.ones(1000, device=device, requires_grad=True)
     y = F.dropout(x, 0.5)
@@ -402,6 +411,7 @@ def test_date_demo_trains_on_cuda(tmp_path):
 # ---------------------------------------------------------------- syncs in a training step
 
 @needs_emulation
+@CE_SYNC
 @pytest.mark.parametrize('device', CUDA)
 def test_training_step_syncs_at_most_once(device):
     "Forward, backward and the optimizer step never wait for the GPU; reading the loss is the step's one sync."
@@ -438,3 +448,37 @@ def test_transformer_step_syncs():
         out.pow(2).mean().backward()
         opt.step()
     assert log.syncs == 0, log
+
+def _layer(name):
+    "A module, its input, and whether its input is integer (no input gradient)."
+    return {'Linear': (nn.Linear(16, 4), lambda: lt.randn(8, 16, device='cuda')),
+            'Embedding': (nn.Embedding(10, 4), lambda: lt.randint(0, 10, (3, 5), device='cuda')),
+            'LayerNorm': (nn.LayerNorm(16), lambda: lt.randn(8, 16, device='cuda')),
+            'Dropout': (nn.Dropout(0.3), lambda: lt.randn(8, 16, device='cuda')),
+            'GELU': (nn.GELU(), lambda: lt.randn(8, 16, device='cuda')),
+            'BatchNorm1d': (nn.BatchNorm1d(16), lambda: lt.randn(8, 16, device='cuda')),
+            'BatchNorm2d': (nn.BatchNorm2d(3), lambda: lt.randn(2, 3, 8, 8, device='cuda')),
+            'Conv2d': (nn.Conv2d(3, 4, 3, padding=1), lambda: lt.randn(2, 3, 8, 8, device='cuda')),
+            'MaxPool2d': (nn.MaxPool2d(2), lambda: lt.randn(2, 3, 8, 8, device='cuda')),
+            'AvgPool2d': (nn.AvgPool2d(2), lambda: lt.randn(2, 3, 8, 8, device='cuda')),
+            'AdaptiveAvgPool2d': (nn.AdaptiveAvgPool2d(1), lambda: lt.randn(2, 3, 8, 8, device='cuda')),
+            'MultiheadAttention': (nn.MultiheadAttention(16, 2, batch_first=True), lambda: lt.randn(2, 5, 16, device='cuda'))}[name]
+
+LAYERS = ['Linear', pytest.param('Embedding', marks=EMB_SYNC), 'LayerNorm', 'Dropout', 'GELU',
+          pytest.param('BatchNorm1d', marks=BN_SYNC), pytest.param('BatchNorm2d', marks=BN_SYNC), 'Conv2d',
+          pytest.param('MaxPool2d', marks=POOL_SYNC), 'AvgPool2d', 'AdaptiveAvgPool2d', 'MultiheadAttention']
+
+@needs_emulation
+@pytest.mark.parametrize('name', LAYERS)
+def test_layer_forward_backward_never_syncs(name):
+    "Each layer's forward and backward on the GPU never waits for it: PyTorch's CUDA kernels do not, and a sync per layer per step is what makes a GPU idle."
+    from cupy import _emulation
+    m, make = _layer(name)
+    m.to('cuda')
+    x = make()
+    if x.dtype.is_floating_point: x.requires_grad_(True)
+    with _emulation.count_syncs() as log:
+        out = m(x, x, x)[0] if name == 'MultiheadAttention' else m(x)
+        out.sum().backward()
+    assert log.syncs == 0, log
+    assert log.count('numpy') == 0, log    # no stray NumPy function on a device array (CuPy would serve it, slowly)
