@@ -4,12 +4,13 @@ On a real GPU these need CuPy with NCCL and one GPU per rank. Without one, the e
 its `cupy.cuda.nccl` works on the raw device pointers lit_torch passes, copies in a world of one and goes through
 mpi4py between ranks, and checks that every buffer lives on the communicator's device. Each job runs in fresh
 processes under `mpiexec` (MPI is never initialised inside pytest)."""
-import os, subprocess, sys, textwrap
+import os, shutil, subprocess, sys, textwrap
 from pathlib import Path
 import pytest
 import lit_torch as lt
 
 MPIEXEC = Path(sys.executable).parent / 'mpiexec'
+if not MPIEXEC.exists() and shutil.which('mpiexec'): MPIEXEC = Path(shutil.which('mpiexec'))
 try: import mpi4py  # noqa: F401
 except ImportError: mpi4py = None
 pytestmark = [pytest.mark.skipif(mpi4py is None or not MPIEXEC.exists(), reason='needs mpi4py and mpiexec'),
