@@ -92,6 +92,15 @@ sum(ref(torch.tensor(x)).pow(2).sum() for x in xs).backward()
 for p, q in zip(model.parameters(), ref.parameters()):
     on(dev, p, p.grad); np.testing.assert_allclose(p.grad.cpu().numpy(), q.grad.numpy() / n, rtol=1e-4, atol=1e-5)
 opt.step(); on(dev, *model.parameters())
+# SyncBatchNorm on the device: n ranks with a slice each = BatchNorm on the whole batch
+from lit_torch.nn.modules.syncbn import SyncBatchNorm
+xb = np.random.default_rng(7).standard_normal((4 * n, 3, 2, 2)).astype(np.float32)
+sbn, bn = SyncBatchNorm(3).to(dev), nn.BatchNorm2d(3)
+xs_ = t(xb[4 * r:4 * r + 4]).requires_grad_(); xf = torch.tensor(xb, requires_grad=True)
+ys, yf = sbn(xs_), bn(xf)
+on(dev, ys, sbn.running_mean, sbn.running_var); close(ys.cpu().detach().numpy(), yf.detach().numpy()[4 * r:4 * r + 4])
+(ys * ys).sum().backward(); (yf * yf).sum().backward()
+close(xs_.grad.cpu().numpy(), xf.grad.numpy()[4 * r:4 * r + 4]); close(sbn.running_var.cpu().numpy(), bn.running_var.numpy())
 dist.destroy_process_group()
 """
 

@@ -143,3 +143,13 @@ def test_lit_torch_sees_two_gpus(fake_cupy):
     assert t.device == lt.device('cuda:1') and type(t._data) is fake_cupy.ndarray and t._data.device.id == 1
     np.testing.assert_array_equal(t.cpu().numpy(), np.ones((2, 3)))
     with pytest.raises(RuntimeError, match='cuda:2'): lt.zeros(1, device='cuda:2')
+
+def test_out_of_bounds_index_arrays_wrap_around(fake_cupy):
+    "CuPy's documented difference from NumPy: integer index arrays wrap around instead of raising (an int still raises)."
+    cp = fake_cupy
+    a = cp.arange(3)
+    assert a[[1, 3]].tolist() == [1, 0] and a.take(cp.asarray([4])).tolist() == [1]
+    x = cp.zeros(3)
+    x[[1, 3]] = 10
+    assert x.tolist() == [10, 10, 0]
+    with pytest.raises(IndexError): a[5]

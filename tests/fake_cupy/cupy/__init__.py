@@ -199,6 +199,15 @@ def einsum(*operands, **kwargs):
     if bad: raise TypeError(f'Wrong arguments {bad}: cupy.einsum takes dtype and optimize only')
     return _call(_np.einsum, operands, kwargs)
 
+def take(a, indices, axis=None, out=None):
+    "CuPy's take: out-of-bounds indices wrap around (NumPy's mode='wrap')."
+    return _call(_np.take, (a, indices, axis, out, 'wrap'), None)
+
+def take_along_axis(a, indices, axis):
+    "CuPy's take_along_axis: out-of-bounds indices wrap around."
+    if type(indices) is ndarray and axis is not None: indices = indices % a.shape[axis]
+    return _call(_np.take_along_axis, (a, indices, axis), None)
+
 class _Grid:
     def __init__(self, g): self._g = g
     def __getitem__(self, key): return _call(self._g.__getitem__, (key,), None)

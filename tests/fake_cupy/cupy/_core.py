@@ -148,6 +148,24 @@ def _index(key, ins):
         return k
     return (tuple(one(k) for k in key) if type(key) is tuple else one(key)), adv
 
+def _wrap_key(k, shape):
+    """CuPy wraps out-of-bounds integer array indices around (`a[[1, 3]]` of 3 elements is `a[[1, 0]]`) where NumPy
+    raises: the same key with every integer array taken modulo the size of the axis it indexes."""
+    items = list(k) if type(k) is tuple else [k]
+    used = sum(0 if i is None else (np.ndim(i) if getattr(i, 'dtype', None) == np.bool_ else 1) for i in items if i is not Ellipsis)
+    out, axis = [], 0
+    for i in items:
+        if i is Ellipsis: out.append(i); axis += len(shape) - used; continue
+        if i is None: out.append(i); continue
+        a = np.asarray(i) if isinstance(i, (list, np.ndarray)) else None
+        if a is not None and a.dtype.kind in 'iu' and axis < len(shape) and shape[axis]: out.append(a % shape[axis]); axis += 1
+        else: out.append(i); axis += a.ndim if a is not None and a.dtype == np.bool_ else 1
+    return tuple(out) if type(k) is tuple else out[0]
+
+def _gather(a, k):
+    try: return a[k]
+    except IndexError: return a[_wrap_key(k, a.shape)]
+
 def _is_mask(k):
     return any(getattr(i, 'dtype', None) == np.bool_ and getattr(i, 'ndim', 0) > 0 for i in (k if type(k) is tuple else (k,)))
 
@@ -303,7 +321,7 @@ class ndarray:
         if adv:
             _check_devices([self] + ins)
             if _is_mask(k): _emu.record('implicit')   # the result's size depends on the data
-            return _make(self._a[k], _local.device)
+            return _make(_gather(self._a, k), _local.device)
         r = self._a[k]
         if not isinstance(r, np.ndarray):   # integer indexing: CuPy gives a 0-d view, not a host scalar
             r = self._a[(k if type(k) is tuple else (k,)) + (Ellipsis,)]
@@ -319,7 +337,10 @@ class ndarray:
             _emu.record('h2d')
         else: v = value
         _check_devices(ins)
-        self._a[k] = v
+        try: self._a[k] = v
+        except IndexError:
+            if not adv: raise
+            self._a[_wrap_key(k, self._a.shape)] = v
     def fill(self, value):
         if type(value) is ndarray:
             if value.shape != (): raise ValueError('non-scalar cupy.ndarray cannot be used for fill')
@@ -421,8 +442,13 @@ ndarray.__ipow__ = _inplace('power')
 
 # kernels: reductions, scans, sorting, gathers
 for _n in ('sum', 'mean', 'var', 'std', 'prod', 'max', 'min', 'argmax', 'argmin', 'all', 'any', 'cumsum', 'cumprod',
-           'clip', 'round', 'take', 'repeat', 'sort', 'argsort', 'partition', 'argpartition', 'searchsorted', 'compress',
+           'clip', 'round', 'repeat', 'sort', 'argsort', 'partition', 'argpartition', 'searchsorted', 'compress',
            'trace', 'conj', 'conjugate', 'put', 'ptp', 'flatten'):
     if hasattr(np.ndarray, _n): setattr(ndarray, _n, _method(_n))
 ndarray.ptp = lambda self, axis=None, out=None, keepdims=False: _call(np.ptp, (self, axis, out, keepdims), None)
 ndarray.__module__ = 'cupy'
+
+def _take(self, indices, axis=None, out=None):
+    "CuPy's take: out-of-bounds indices wrap around."
+    return _call(np.ndarray.take, (self, indices, axis, out, 'wrap'), None)
+ndarray.take = _take

@@ -2,7 +2,7 @@
 import contextlib
 import numpy as _np
 from cupy import _emulation as _emu
-from cupy._core import _index, _unwrap, _check_devices, ndarray as _ndarray
+from cupy._core import _index, _unwrap, _check_devices, _wrap_key, ndarray as _ndarray
 from cupy.cuda import alloc_pinned_memory
 
 def _scatter(ufunc):
@@ -12,7 +12,8 @@ def _scatter(ufunc):
         k, _ = _index(slices, ins)
         v = _unwrap(value, ins)
         _check_devices(ins)
-        ufunc.at(a._a, k, v)
+        try: ufunc.at(a._a, k, v)
+        except IndexError: ufunc.at(a._a, _wrap_key(k, a._a.shape), v)
     scatter.__name__ = f'scatter_{ufunc.__name__}'
     return scatter
 

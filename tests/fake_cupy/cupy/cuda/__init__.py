@@ -13,7 +13,6 @@ class Device:
     def __init__(self, device=None):
         self.id = runtime.getDevice() if device is None else int(device)
     def __int__(self): return self.id
-    def __index__(self): return self.id
     def __enter__(self):
         _emu.local.stack.append(runtime.getDevice())
         try: runtime.setDevice(self.id)
