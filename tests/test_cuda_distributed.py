@@ -57,6 +57,13 @@ for op, ref in [(dist.ReduceOp.SUM, S.sum(0)), (dist.ReduceOp.AVG, S.mean(0)), (
                 (dist.ReduceOp.MIN, S.min(0))]:
     x = t(data[r]); dist.all_reduce(x, op); on(dev, x); close(x.cpu().numpy(), ref)
 x = t(data[r]); w = dist.all_reduce(x, async_op=True); assert w.wait(); on(dev, x); close(x.cpu().numpy(), S.sum(0))
+import cupy
+if getattr(cupy, '_emulated', False):   # how the data travels: MPI stages through the host, NCCL never leaves the GPU
+    from cupy import _emulation
+    x = t(data[r])
+    with _emulation.count_syncs() as log: dist.all_reduce(x)
+    hops = log.count('get', 'asnumpy'), log.count('h2d')
+    assert hops == ((1, 1) if dist.get_backend() == 'mpi' else (0, 0)), (dist.get_backend(), log)
 x = t(data[r]); dist.broadcast(x, src=0); on(dev, x); close(x.cpu().numpy(), data[0])
 x = t(data[r]); dist.reduce(x, dst=0); on(dev, x)
 if r == 0: close(x.cpu().numpy(), S.sum(0))

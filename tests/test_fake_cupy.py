@@ -25,6 +25,7 @@ def test_mixing_with_numpy_arrays_raises(fake_cupy):
                lambda: cp.concatenate([a, h]), lambda: cp.where(a > 0, a, h), lambda: np.add(h, a)):
         with pytest.raises(TypeError, match='Unsupported type'): op()
     with pytest.raises(TypeError): cp.ascontiguousarray(h)
+    with pytest.raises(TypeError, match="Unsupported type <class 'list'>"): cp.exp([1.0, 2.0])
     with pytest.raises(ValueError, match='non-scalar numpy.ndarray'): a[...] = h   # CuPy refuses to fill from the host
     a[[0, 1]] = h            # advanced indexing copies the host values over, as CuPy does
     a[np.array([0])] = 5.0   # a host index array is copied to the device

@@ -63,6 +63,8 @@ class ufunc:
     def __repr__(self): return f"<ufunc '{self.__name__}'>"
     def __call__(self, *args, **kw):
         if 'where' in kw: raise TypeError(f"Wrong arguments {{'where'}}: cupy ufuncs take out, dtype and casting")
+        for a in args:   # CuPy takes arrays and scalars only: a list is no array-like for a kernel
+            if type(a) in (list, tuple): raise TypeError(f'Unsupported type {type(a)}')
         return _call(self._u, args, kw)
     def at(self, a, indices, b=None):
         if type(a) is not ndarray: raise TypeError(f'Unsupported type {type(a)}')
