@@ -7,7 +7,7 @@ tests/fake_cupy). cuda:1 is the interesting device: it is never the current one 
 so every allocation or kernel that misses its device context fails there. Each tensor a test touches is also
 checked to hold a device array that lives on the tensor's own GPU (`on_device`).
 """
-import io, math, runpy, warnings
+import math, runpy, warnings
 from pathlib import Path
 import numpy as np
 import pytest
