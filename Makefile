@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 PY := $(BIN)/python
 PIP := $(PY) -m pip install -q --disable-pip-version-check
 
-.PHONY: demo test docs lab export check-export readme-check nbtest nbtest-slow pytest browser-deps readme clean-docs clean
+.PHONY: demo test docs lab export check-export readme-check nbtest nbtest-slow pytest test-cuda-emulated browser-deps readme clean-docs clean
 
 ## make demo: install lit_torch into .venv and run the main job: a seq2seq Transformer that rewrites dates as ISO dates
 demo: $(VENV)/.docs
@@ -17,7 +17,7 @@ $(VENV)/.base: $(VENV)/bin/python setup.py settings.ini
 	touch $@
 
 ## make test: everything CI checks, in the order a failure is cheapest to find
-test: $(VENV)/.dev check-export readme-check nbtest docs browser-deps pytest
+test: $(VENV)/.dev check-export readme-check nbtest docs browser-deps pytest test-cuda-emulated
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
@@ -70,6 +70,12 @@ browser-deps:
 
 pytest: $(VENV)/.dev
 	$(PY) -m pytest -q tests
+
+## make test-cuda-emulated: the CUDA tests on two emulated GPUs, cuda:0 and cuda:1 (tests/fake_cupy, a strict CuPy on NumPy; no GPU needed)
+CUDA_TESTS := tests/test_fake_cupy.py tests/test_cuda.py tests/test_cuda_distributed.py tests/test_devices.py tests/test_backend.py \
+	tests/test_transformer.py::test_transformer_on_device tests/test_data_parallel.py::test_cuda_same_as_plain
+test-cuda-emulated: $(VENV)/.dev
+	LIT_TORCH_EMULATE_CUDA=1 $(PY) -m pytest -q $(CUDA_TESTS)
 
 ## make lab: JupyterLab on the notebooks
 lab: $(VENV)/.dev

@@ -1,7 +1,8 @@
 """lit_torch vs torch (CPU), side by side in one run: an nn MLP step, a small CNN step, and Conv2d alone.
 
 Each step is the same code for both libraries (`import lit_torch as torch` style), timed with the
-helpers of bench_core. Run: python benchmarks/bench_nn.py
+helpers of bench_core. Run: python benchmarks/bench_nn.py [--device cuda]   (on a GPU: float32 with torch's TF32 off;
+each timed step ends with a synchronize)
 """
 import sys
 from pathlib import Path
@@ -10,42 +11,57 @@ import lit_torch as lt
 sys.path.insert(0, str(Path(__file__).parent))
 from bench_core import side_by_side
 
+DEVICE = 'cpu'
+def synced(m, step):
+    "On a GPU, a step is done when the device is: synchronize after it."
+    if DEVICE == 'cpu': return step
+    def run(): step(); m.cuda.synchronize()
+    return run
+
 def mlp(m, batch=128):
     m.manual_seed(0)
     nn = m.nn
-    model = nn.Sequential(nn.Linear(784, 512), nn.ReLU(), nn.Linear(512, 512), nn.ReLU(), nn.Linear(512, 10))
+    model = nn.Sequential(nn.Linear(784, 512), nn.ReLU(), nn.Linear(512, 512), nn.ReLU(), nn.Linear(512, 10)).to(DEVICE)
     opt = m.optim.SGD(model.parameters(), lr=0.01)
-    x, y = m.randn(batch, 784), m.randint(0, 10, (batch,))
+    x, y = m.randn(batch, 784, device=DEVICE), m.randint(0, 10, (batch,), device=DEVICE)
     loss_fn = nn.CrossEntropyLoss()
     def step():
         loss = loss_fn(model(x), y)
         opt.zero_grad(); loss.backward(); opt.step()
-    return step
+    return synced(m, step)
 
 def cnn(m, batch=32):
     m.manual_seed(0)
     nn = m.nn
     model = nn.Sequential(nn.Conv2d(3, 32, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
                           nn.Conv2d(32, 64, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
-                          nn.Flatten(), nn.Linear(64 * 8 * 8, 10))
+                          nn.Flatten(), nn.Linear(64 * 8 * 8, 10)).to(DEVICE)
     opt = m.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
-    x, y = m.randn(batch, 3, 32, 32), m.randint(0, 10, (batch,))
+    x, y = m.randn(batch, 3, 32, 32, device=DEVICE), m.randint(0, 10, (batch,), device=DEVICE)
     loss_fn = nn.CrossEntropyLoss()
     def step():
         loss = loss_fn(model(x), y)
         opt.zero_grad(); loss.backward(); opt.step()
-    return step
+    return synced(m, step)
 
 def conv(m, batch=32):
     m.manual_seed(0)
-    layer = m.nn.Conv2d(32, 64, 3, padding=1)
-    x = m.randn(batch, 32, 16, 16, requires_grad=True)
+    layer = m.nn.Conv2d(32, 64, 3, padding=1).to(DEVICE)
+    x = m.randn(batch, 32, 16, 16, requires_grad=True, device=DEVICE)
     def step():
         layer.zero_grad(); x.grad = None
         layer(x).sum().backward()
-    return step
+    return synced(m, step)
 
 def main():
+    global DEVICE
+    import argparse
+    p = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    p.add_argument('--device', default='cpu', help="'cpu' (default) or 'cuda'")
+    DEVICE = p.parse_args().device
+    if DEVICE != 'cpu':
+        torch.backends.cuda.matmul.allow_tf32 = torch.backends.cudnn.allow_tf32 = False
+        print(f'device: {DEVICE}: torch on {torch.cuda.get_device_name()}, lit_torch on CuPy; float32, TF32 off')
     rows = [('MLP 784-512-512-10 step (nn.Sequential, CrossEntropyLoss, SGD), batch 128', *side_by_side(mlp)),
             ('CNN step: conv 3→32→64, 32×32, batch 32 (SGD momentum)', *side_by_side(cnn)),
             ('Conv2d 32→64 3×3, 16×16, batch 32, forward+backward', *side_by_side(conv))]

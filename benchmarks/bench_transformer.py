@@ -5,7 +5,8 @@
 2. A full nn.Transformer training step (2 + 2 layers, same sizes, causal tgt_mask, padding masks).
 The floor is the step's matmul FLOPs at NumPy's measured float32 GEMM rate: no implementation on NumPy's BLAS
 can beat it, and the ratio to it says how much of the step is not GEMM.
-Run: python benchmarks/bench_transformer.py
+Run: python benchmarks/bench_transformer.py [--device cuda]   (on a GPU: float32 with torch's TF32 off, lit_torch on
+CuPy; each timed step ends with a synchronize, and the floor is CuPy's float32 GEMM rate)
 """
 import sys, time
 from pathlib import Path
@@ -16,13 +17,17 @@ sys.path.insert(0, str(Path(__file__).parent))
 from bench_core import side_by_side
 
 B, L, D, H, FF = 16, 64, 256, 8, 1024
+DEVICE = 'cpu'
 
 def gemm_rate(n=1024, k=256, m=1024, reps=20):
-    "NumPy's float32 GEMM rate (FLOP/s) at the step's typical shape."
-    a, b = np.random.rand(n, k).astype(np.float32), np.random.rand(k, m).astype(np.float32)
+    "NumPy's (on a GPU: CuPy's) float32 GEMM rate (FLOP/s) at the step's typical shape."
+    xp = np if DEVICE == 'cpu' else __import__('cupy')
+    a, b = xp.random.rand(n, k).astype(np.float32), xp.random.rand(k, m).astype(np.float32)
     a @ b
-    t = time.perf_counter()
+    sync = (lambda: None) if DEVICE == 'cpu' else xp.cuda.runtime.deviceSynchronize
+    sync(); t = time.perf_counter()
     for _ in range(reps): a @ b
+    sync()
     return 2 * n * k * m * reps / (time.perf_counter() - t)
 
 def layer_flops(L_q=L, L_kv=L, cross=False):
@@ -37,26 +42,39 @@ def step_of(model, m, inputs, w):
         opt.zero_grad()
         (model(*inputs) * w).sum().backward()
         opt.step()
+        if DEVICE != 'cpu': m.cuda.synchronize()
     return step
 
 def encoder_layer_step(m):
     m.manual_seed(0)
-    layer = m.nn.TransformerEncoderLayer(D, H, FF, batch_first=True)
-    return step_of(layer, m, (m.randn(B, L, D),), m.randn(B, L, D))
+    layer = m.nn.TransformerEncoderLayer(D, H, FF, batch_first=True).to(DEVICE)
+    return step_of(layer, m, (m.randn(B, L, D, device=DEVICE),), m.randn(B, L, D, device=DEVICE))
 
 def transformer_step(m):
     m.manual_seed(0)
-    model = m.nn.Transformer(D, H, 2, 2, FF, batch_first=True)
-    src, tgt = m.randn(B, L, D), m.randn(B, L, D)
-    mask = m.nn.Transformer.generate_square_subsequent_mask(L)
-    pad = m.zeros(B, L); pad[:, L - 8:] = float('-inf')   # the last 8 positions are padding (float, like tgt_mask)
+    model = m.nn.Transformer(D, H, 2, 2, FF, batch_first=True).to(DEVICE)
+    src, tgt = m.randn(B, L, D, device=DEVICE), m.randn(B, L, D, device=DEVICE)
+    mask = m.nn.Transformer.generate_square_subsequent_mask(L, device=DEVICE)
+    pad = m.zeros(B, L, device=DEVICE); pad[:, L - 8:] = float('-inf')   # the last 8 positions are padding (float, like tgt_mask)
     class Step(m.nn.Module):   # the masks as a seq2seq model passes them
         def __init__(self): super().__init__(); self.t = model
         def forward(self, s, t): return self.t(s, t, tgt_mask=mask, src_key_padding_mask=pad, tgt_key_padding_mask=pad,
                                                memory_key_padding_mask=pad)
-    return step_of(Step(), m, (src, tgt), m.randn(B, L, D))
+    return step_of(Step(), m, (src, tgt), m.randn(B, L, D, device=DEVICE))
+
+def use_device(name):
+    "Run the benchmarks on `name` ('cpu' or 'cuda'); on a GPU in true float32: torch's TF32 off."
+    global DEVICE
+    DEVICE = name
+    if name != 'cpu':
+        torch.backends.cuda.matmul.allow_tf32 = torch.backends.cudnn.allow_tf32 = False
+        print(f'device: {name}: torch on {torch.cuda.get_device_name()}, lit_torch on CuPy {__import__("cupy").__version__}; float32, TF32 off')
 
 def main():
+    import argparse
+    p = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    p.add_argument('--device', default='cpu', help="'cpu' (default) or 'cuda'")
+    use_device(p.parse_args().device)
     print(f'threads: torch {torch.get_num_threads()}; shapes: batch {B}, seq {L}, d_model {D}, {H} heads, ff {FF}\n')
     rate = gemm_rate()
     rows = [('TransformerEncoderLayer training step', encoder_layer_step, 3 * layer_flops(), '≤ 1.0x'),
@@ -67,6 +85,6 @@ def main():
         t, l = side_by_side(make)
         floor = flops / rate
         print(f'| {name} | {t * 1e3:.1f} ms | {l * 1e3:.1f} ms | {l / t:.2f}x | {floor * 1e3:.1f} ms | {l / floor:.2f}x | {goal} |', flush=True)
-    print(f'\nGEMM floor: forward + backward ≈ 3x the forward matmul FLOPs, at NumPy\'s measured {rate / 1e9:.0f} GFLOP/s.')
+    print(f'\nGEMM floor: forward + backward ≈ 3x the forward matmul FLOPs, at {"NumPy" if DEVICE == "cpu" else "CuPy"}\'s measured {rate / 1e9:.0f} GFLOP/s.')
 
 if __name__ == '__main__': main()

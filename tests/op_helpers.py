@@ -18,6 +18,13 @@ def make_inputs(shapes, seed=0, dtype=np.float32, low=None, high=None, requires_
         arrays.append(np.where(np.abs(a) < 1e-3, 1e-3, a).astype(dtype))
     return arrays
 
+def _canonical(device):
+    "The device a tensor made on `device` reports: `cpu:0` is `cpu`, a bare `cuda` is the current GPU (as in torch)."
+    d = lt.device(device)
+    if d.type == 'cpu' and d.index == 0: return lt.device('cpu')
+    if d.type == 'cuda' and d.index is None: return lt.device('cuda', lt.cuda.current_device())
+    return d
+
 def _outputs(out):
     return list(out) if isinstance(out, (tuple, list)) else [out]
 
@@ -33,7 +40,7 @@ def check_op(fn, shapes=None, arrays=None, atol=1e-5, rtol=1e-5, grad_atol=1e-4,
     for t, l in zip(t_out, l_out):
         assert repr(l.dtype) == repr(t.dtype), (l.dtype, t.dtype)
         assert tuple(l.shape) == tuple(t.shape), (l.shape, t.shape)
-        if device is not None: assert l.device == lt.device(device) if device != 'cpu:0' else l.device == lt.device('cpu')
+        if device is not None: assert l.device == _canonical(device), (l.device, device)
         np.testing.assert_allclose(l.detach().cpu().numpy(), t.detach().numpy(), atol=atol, rtol=rtol)
     diff = [(t, l) for t, l in zip(t_out, l_out) if t.requires_grad]
     if not any(rg) or not diff: return

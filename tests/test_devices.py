@@ -8,7 +8,8 @@ import numpy as np
 import lit_torch as lt
 from op_helpers import check_op
 
-DEVICES = ['cpu', 'cpu:1', pytest.param('cuda', marks=pytest.mark.skipif(not lt.cuda.is_available(), reason='no GPU: CuPy or a device is missing'))]
+DEVICES = ['cpu', 'cpu:1', pytest.param('cuda', marks=pytest.mark.skipif(not lt.cuda.is_available(), reason='no GPU: CuPy or a device is missing')),
+           pytest.param('cuda:1', marks=pytest.mark.skipif(lt.cuda.device_count() < 2, reason='needs 2 GPUs: cuda:1 is not the current device, so it catches a missing device context'))]
 
 CASES = {
     'add_broadcast': (lambda m, a, b: a + b, [(3, 4), (4,)]),
@@ -33,7 +34,12 @@ CASES = {
     'to_double_and_back': (lambda m, a: a.double().exp().float(), [(3,)]),
 }
 
-@pytest.mark.parametrize('device', DEVICES)
+# BUG device-guard (tests/fake_cupy/BUGS.md): lit_torch computes on the current GPU, not on the tensors' one. Strict: drop it once fixed.
+NO_GUARD = pytest.mark.xfail(strict=True, reason="BUG device-guard (tests/fake_cupy/BUGS.md): kernels and allocations run on "
+                             "the current GPU (cuda:0), not on the tensors' GPU: no device context in Function.apply and the engine")
+OP_DEVICES = DEVICES[:3] + [pytest.param('cuda:1', marks=list(DEVICES[3].marks) + [NO_GUARD])]
+
+@pytest.mark.parametrize('device', OP_DEVICES)
 @pytest.mark.parametrize('name', CASES)
 def test_op_on_device(name, device):
     fn, shapes = CASES[name]

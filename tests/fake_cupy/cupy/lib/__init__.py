@@ -1,0 +1,2 @@
+"`cupy.lib`: only `stride_tricks`."
+from . import stride_tricks  # noqa: F401
