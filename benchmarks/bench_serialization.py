@@ -7,7 +7,8 @@ Goal (issue 17): lit_torch at most 2x torch on a 4,000-tensor state dict.
 Each round runs each library in its own process (so neither's threads or caches affect the other), builds the
 same state dict from a seeded NumPy generator, saves and loads it once to warm up, then times REPS save+load
 pairs to a file in a temporary directory. The table gives medians over rounds. lit_torch's save also fsyncs (its
-saves are atomic); the 'fsync' column says how long that part took, measured separately.
+saves are atomic), torch's does not. The safetensors rows compare safetensors.torch's save_file/load_file with
+lit_torch.serialization.save_safetensors/load_safetensors.
 """
 import argparse, json, os, subprocess, sys, tempfile, time
 from pathlib import Path
@@ -38,10 +39,7 @@ def worker(lib, case, reps, fmt):
     for _ in range(reps):
         t0 = time.perf_counter(); save(sd, path); t1 = time.perf_counter(); load(path); t2 = time.perf_counter()
         ts.append(t1 - t0); tl.append(t2 - t1)
-    fs = []
-    for _ in range(reps):
-        fd = os.open(path, os.O_RDWR); os.write(fd, os.pread(fd, 1, 0)); t0 = time.perf_counter(); os.fsync(fd); fs.append(time.perf_counter() - t0); os.close(fd)
-    print(json.dumps({'save': float(np.median(ts)), 'load': float(np.median(tl)), 'fsync': float(np.median(fs)), 'bytes': os.path.getsize(path)}))
+    print(json.dumps({'save': float(np.median(ts)), 'load': float(np.median(tl)), 'bytes': os.path.getsize(path)}))
 
 def run(lib, case, fmt):
     out = subprocess.run([sys.executable, __file__, '--worker', lib, case, str(REPS[case]), fmt], capture_output=True, text=True, check=True)
@@ -60,8 +58,8 @@ def main():
             t, l = med['torch']['save'] + med['torch']['load'], med['lit']['save'] + med['lit']['load']
             name = 'torch.save/load' if fmt == 'zip' else 'safetensors (torch: safetensors.torch)'
             print(f"| {case} | {name} | {t:.3f} | {l:.3f} | {l / t:.2f}x | {med['lit']['save']:.3f} / {med['lit']['load']:.3f} | {med['lit']['bytes'] / 2**20:.1f} |")
-    print(f"\nmedians of {a.rounds} interleaved rounds, each a separate process per library; an fsync of such a file "
-          "takes what the 'fsync' field of a worker reports (lit_torch's save includes one)")
+    print(f"\nmedians of {a.rounds} interleaved rounds, each a separate process per library; lit_torch's saves are atomic "
+          "(temporary file, fsync, rename), torch's are not")
 
 if __name__ == '__main__':
     if len(sys.argv) > 1 and sys.argv[1] == '--worker': worker(sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5])
