@@ -269,6 +269,7 @@ def evil_files(d):
     (d / 'raw.pkl').write_bytes(pickle.dumps(SystemCall(marker), protocol=2)); files['raw_pickle'] = d / 'raw.pkl'
     (d / 'raw4.pkl').write_bytes(pickle.dumps([ExecCall(marker)], protocol=4)); files['raw_pickle_proto4'] = d / 'raw4.pkl'
     (d / 'evil.safetensors').write_bytes((d / 'lit_system.pt').read_bytes()); files['named_safetensors'] = d / 'evil.safetensors'
+    torch.save({'w': torch.ones(2), 'x': ExecCall(marker)}, d / 'legacy.pt', _use_new_zipfile_serialization=False); files['torch_legacy'] = d / 'legacy.pt'
     return marker, files
 
 ENTRY_POINTS = {
@@ -308,7 +309,7 @@ def test_forced_weights_only_overrides_false(tmp_path, monkeypatch):
 def test_the_evil_files_are_evil(tmp_path):
     "The same files do run code when trusted, so the test above can fail."
     marker, files = evil_files(tmp_path)
-    for name in ('lit_system', 'torch_exec', 'raw_pickle'):
+    for name in ('lit_system', 'torch_exec', 'raw_pickle', 'torch_legacy'):
         try: lt.load(files[name], weights_only=False)
         except RuntimeError: pass  # raw pickles are not checkpoints, but they ran first
         assert marker.exists(), name
@@ -316,7 +317,7 @@ def test_the_evil_files_are_evil(tmp_path):
 
 def test_refusals_are_torchs(tmp_path):
     marker, files = evil_files(tmp_path)
-    for name in ('lit_system', 'torch_exec', 'raw_pickle'):
+    for name in ('lit_system', 'torch_exec', 'raw_pickle', 'torch_legacy'):
         with pytest.raises(pickle.UnpicklingError) as t: torch.load(files[name])
         with pytest.raises(pickle.UnpicklingError) as l: lt.load(files[name])
         assert str(l.value) == str(t.value), name
@@ -542,9 +543,42 @@ def test_damaged_files_fail_like_torch(tmp_path, damage):
     with pytest.raises(KeyError): torch.load(tmp_path / 'd.pt')  # 'h' reads as BINGET of an empty memo
     with pytest.raises(pickle.UnpicklingError, match='malformed pickle'): lt.load(tmp_path / 'd.pt')
 
-def test_legacy_format_is_named(tmp_path):
-    torch.save({'w': torch.ones(2)}, tmp_path / 'old.pt', _use_new_zipfile_serialization=False)
-    with pytest.raises(RuntimeError, match='legacy format'): lt.load(tmp_path / 'old.pt')
+def legacy_obj():
+    x = torch.from_numpy(rand_array('float32', (12,), 12))
+    return {'x': x, 'slice': x[3:9], 'T': x.view(3, 4).t(), 'p': torch.nn.Parameter(torch.ones(2)), 'i': torch.arange(5),
+            'b': torch.tensor([True, False]), 'h': torch.ones(3, dtype=torch.float16), 'nested': [1, 'a', (None, 2.5)]}
+
+@pytest.mark.parametrize('weights_only', [True, False])
+def test_legacy_format_from_torch(tmp_path, weights_only):
+    src = legacy_obj()
+    torch.save(src, tmp_path / 'old.pt', _use_new_zipfile_serialization=False)
+    for f in (tmp_path / 'old.pt', io.BytesIO((tmp_path / 'old.pt').read_bytes())):
+        got = lt.load(f, weights_only=weights_only)
+        for k in src:
+            if isinstance(src[k], torch.Tensor): assert_same_tensor(got[k], src[k])
+            else: assert got[k] == src[k]
+        ptrs = {got[k].untyped_storage().data_ptr() for k in ('x', 'slice', 'T')}
+        assert len(ptrs) == 1
+    got = lt.load(tmp_path / 'old.pt', map_location='cpu:1', weights_only=weights_only)
+    assert got['slice'].device == lt.device('cpu:1') and got['slice'].tolist() == src['slice'].tolist()
+    got = lt.load(tmp_path / 'old.pt', map_location=lambda s, loc: s.to('cpu:2'), weights_only=weights_only)
+    assert got['x'].device == lt.device('cpu:2') and got['x'].tolist() == src['x'].tolist()
+
+def test_legacy_whole_module_from_torch(tmp_path):
+    torch.manual_seed(3)
+    tnet = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.ReLU(), torch.nn.Linear(4, 2))
+    torch.save(tnet, tmp_path / 'oldnet.pt', _use_new_zipfile_serialization=False)
+    check_same_error(lambda m: m.load(tmp_path / 'oldnet.pt'))  # module ids are refused under weights_only
+    lnet = lt.load(tmp_path / 'oldnet.pt', weights_only=False)
+    x = rand_array('float32', (2, 3), 13)
+    np.testing.assert_allclose(to_np(lnet(lt.from_numpy(x))), tnet(torch.from_numpy(x)).detach().numpy(), rtol=1e-6)
+
+def test_legacy_damage_fails_like_torch(tmp_path):
+    torch.save({'w': torch.ones(100)}, tmp_path / 'old.pt', _use_new_zipfile_serialization=False)
+    raw = (tmp_path / 'old.pt').read_bytes()
+    (tmp_path / 'old.pt').write_bytes(raw[:-100])
+    with pytest.raises(RuntimeError): torch.load(tmp_path / 'old.pt')
+    with pytest.raises(RuntimeError): lt.load(tmp_path / 'old.pt')
 
 def test_big_endian_files(tmp_path, monkeypatch):
     a = rand_array('float32', (5,), 11)
