@@ -555,7 +555,7 @@ def _sniff(f):
     if len(head) == 9 and head[8:9] == b'{' and struct.unpack('<Q', head[:8])[0] >= 2: return 'safetensors'
     return 'pickle'
 
-# %% ../nbs/06a_serialization.ipynb #63609405
+# %% ../nbs/06a_serialization.ipynb #360caef7
 def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=None, **pickle_load_args):
     "Load what `save` or `torch.save` wrote to `f` (a path or a binary file); by default nothing in the file can run."
     weights_only = _resolve_weights_only(weights_only, pickle_module)
@@ -566,7 +566,9 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
     if _is_path(f) and os.fspath(f).endswith('.safetensors'): return load_safetensors(f, map_location=map_location, mmap=bool(mmap))
     with _open_file_like(f, 'rb') as opened:
         kind = _sniff(opened)
-        if kind == 'safetensors': return _load_safetensors(opened, _file_name(f), map_location, _map_file(f) if mmap else None)
+        if kind == 'safetensors':
+            _check_safetensors_map_location(map_location)
+            return _load_safetensors(opened, _file_name(f), map_location, _map_file(f) if mmap else None)
         if kind == 'zip': return _load_zip(f, opened, map_location, pickle_module, weights_only, mmap, pickle_load_args)
         if mmap:
             raise RuntimeError(f"mmap can only be used with files saved with `torch.save({f + ', ' if isinstance(f, str) else ''}_use_new_zipfile_serialization=True), "
@@ -826,12 +828,14 @@ def _load_safetensors(fh, name, map_location, mm=None):
     if _TREE in metadata: return _decode_tree(metadata[_TREE], tensors, name)
     return OrderedDict(tensors)
 
-# %% ../nbs/06a_serialization.ipynb #d9b031e2
+# %% ../nbs/06a_serialization.ipynb #c5c81326
+def _check_safetensors_map_location(map_location):
+    "PyTorch's refusal of the `map_location` forms a safetensors load cannot follow (a dict, a callable)."
+    for kind, bad in (('dict', isinstance(map_location, dict)), ('callable', callable(map_location) and not isinstance(map_location, _device_cls))):
+        if bad: raise RuntimeError(f"Loading safetensors file with {kind} map_location is not supported. Use a device string or torch.device instead.")
+
 def load_safetensors(f, map_location=None, mmap=False):
     "Load a safetensors file (from `save_safetensors`, or any safetensors writer): JSON and raw bytes, nothing that runs."
-    if isinstance(map_location, dict):
-        raise RuntimeError("Loading safetensors file with dict map_location is not supported. Use a device string or torch.device instead.")
-    if callable(map_location) and not isinstance(map_location, _device_cls):
-        raise RuntimeError("Loading safetensors file with callable map_location is not supported. Use a device string or torch.device instead.")
+    _check_safetensors_map_location(map_location)
     if mmap and not _is_path(f): raise ValueError("f must be a file path in order to use the mmap argument")
     with _open_file_like(f, 'rb') as fh: return _load_safetensors(fh, _file_name(f), map_location, _map_file(f) if mmap else None)

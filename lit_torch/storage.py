@@ -12,7 +12,7 @@ from ._C import (_cpu, _bool, array_module, canonical_device, device_context, fl
 import lit_torch._C as _C
 from ._tensor import Tensor
 
-# %% ../nbs/06b_storage.ipynb #aa219d0e
+# %% ../nbs/06b_storage.ipynb #08f52160
 def _address(a):
     "The address of element `[0, ..., 0]` of a NumPy or CuPy array."
     return a.__array_interface__['data'][0] if isinstance(a, np.ndarray) else a.data.ptr
@@ -23,10 +23,6 @@ def _root(a):
     while isinstance(a.base, kind): a = a.base
     return a
 
-def _storage_repr(values, what):
-    "PyTorch's way of printing a storage: one value a line, then what it is."
-    return ''.join(f' {v}\n' for v in values) + f'[{what}]'
-
 def _storage_bytes(a):
     "(the bytes of `a`'s storage as a flat uint8 array, `a`'s offset into them in bytes), or None if they are not one run."
     root = _root(a)
@@ -34,7 +30,11 @@ def _storage_bytes(a):
     raw = root.ravel(order='K').view(np.uint8)  # a view: the root is contiguous
     return raw, _address(a) - _address(raw)
 
-# %% ../nbs/06b_storage.ipynb #8840d9fb
+# %% ../nbs/06b_storage.ipynb #610b09c5
+def _storage_repr(values, what):
+    "PyTorch's way of printing a storage: one value a line, then what it is."
+    return ''.join(f' {v}\n' for v in values) + f'[{what}]'
+
 class UntypedStorage:
     "A flat run of bytes on a device: what a tensor's numbers live in, whatever their dtype."
     is_sparse = False

@@ -670,6 +670,7 @@ def test_old_lit_torch_files_still_load(tmp_path):
     data = st_save({'state.0.step': np.array(3., np.float32)}, {'lit_torch.tree': json.dumps(tree)})
     (tmp_path / 'old.pt').write_bytes(data)  # an old checkpoint under a .pt name: found by its first bytes
     got = lt.load(tmp_path / 'old.pt')
+    with pytest.raises(RuntimeError, match='dict map_location'): lt.load(tmp_path / 'old.pt', map_location={})
     assert got['state'][0]['step'].tolist() == 3.0 and got['param_groups'] == [{'lr': 0.1, 'betas': (0.9, 0.99)}]
     flat = st_save({'b': np.ones(2, np.float32), 'a': np.zeros(1, np.float32)}, {'format': 'pt'})
     (tmp_path / 'flat.bin').write_bytes(flat)
