@@ -37,8 +37,12 @@ from .shape_ops import (permute, transpose, swapaxes, swapdims, t, unsqueeze, sq
 from .functional import einsum, split
 from . import functional
 
-# nn: Module, Parameter, the layers (nbs/04_functional.ipynb to 14d_dataparallel); save and load (06a_serialization)
+# nn: Module, Parameter, the layers (nbs/04_functional.ipynb to 14d_dataparallel); save and load (06a_serialization), the
+# storages under tensors and the legacy storage names checkpoints use (06b_storage)
 from . import nn
+from . import storage
+from .storage import (UntypedStorage, TypedStorage, DoubleStorage, FloatStorage, HalfStorage, LongStorage, IntStorage,
+                      ShortStorage, CharStorage, ByteStorage, BoolStorage)
 from . import serialization
 from .serialization import save, load
 

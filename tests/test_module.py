@@ -227,7 +227,11 @@ def test_corrupt_files_raise_and_change_nothing(tmp_path, damage):
     for k, v in l.state_dict().items(): np.testing.assert_array_equal(v.numpy(), before[k].numpy())
 
 def test_save_refuses_what_it_cannot_store_safely():
-    with pytest.raises(TypeError, match='can store'): lt.save({'f': lambda: 0}, io.BytesIO())
+    "save pickles as torch.save does, so an unpicklable object fails as in torch; the pickle-free format refuses non-data."
+    check_same_error(lambda m: m.save({'f': lambda: 0}, io.BytesIO()))  # a local function: AttributeError in both
+    anon = type('Anon', (), {})  # a class its module does not hold: PicklingError in both
+    check_same_error(lambda m: m.save({'f': anon()}, io.BytesIO()))
+    with pytest.raises(TypeError, match='can store'): lt.serialization.save_safetensors({'f': lambda: 0}, io.BytesIO())
 
 def test_deepcopy_module():
     l = build(lt)
