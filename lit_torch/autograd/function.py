@@ -7,6 +7,7 @@ __all__ = ['BackwardNode', 'FunctionMeta', 'Function']
 
 # %% ../../nbs/02c_function.ipynb #56eaa301
 import numpy as np
+from .._C import device_context
 from .._tensor import Tensor, _wrap
 from .grad_mode import _grad_mode
 from .graph import Node, _edge
@@ -81,22 +82,28 @@ class Function(metaclass=FunctionMeta):
 
     @classmethod
     def apply(cls, *args, **kwargs):
-        ctx = cls._backward_cls()
-        ctx.needs_input_grad = needs = tuple([isinstance(a, Tensor) and (a._requires_grad or a.grad_fn is not None) for a in args])
-        if _grad_mode.enabled:
-            _grad_mode.enabled = False
-            try: out = cls.forward(ctx, *args, **kwargs)
-            finally: _grad_mode.enabled = True
-            record = True in needs
-        else: out, record = cls.forward(ctx, *args, **kwargs), False
         device = _first_device(args)
-        if type(out) is not tuple:
-            out = _output(out, device)
-            if record: _record(ctx, args, (out,))
-            return out
-        outputs = tuple([_output(o, device) for o in out])
-        if record: _record(ctx, args, outputs)
-        return outputs
+        if device is not None and device.type == 'cuda':
+            with device_context(device): return _apply(cls, device, args, kwargs)
+        return _apply(cls, device, args, kwargs)
+
+def _apply(cls, device, args, kwargs):
+    "The body of apply, run with the inputs' device current."
+    ctx = cls._backward_cls()
+    ctx.needs_input_grad = needs = tuple([isinstance(a, Tensor) and (a._requires_grad or a.grad_fn is not None) for a in args])
+    if _grad_mode.enabled:
+        _grad_mode.enabled = False
+        try: out = cls.forward(ctx, *args, **kwargs)
+        finally: _grad_mode.enabled = True
+        record = True in needs
+    else: out, record = cls.forward(ctx, *args, **kwargs), False
+    if type(out) is not tuple:
+        out = _output(out, device)
+        if record: _record(ctx, args, (out,))
+        return out
+    outputs = tuple([_output(o, device) for o in out])
+    if record: _record(ctx, args, outputs)
+    return outputs
 
 def _first_device(args):
     for a in args:
