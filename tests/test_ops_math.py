@@ -250,7 +250,8 @@ def test_clamp_ties_and_names():
 
 @pytest.mark.parametrize('dtype', ['float32', 'float64', 'float16'])
 @pytest.mark.parametrize('fn', [lambda m, x: x.relu().sqrt(), lambda m, x: x.clamp(min=0.).sqrt(), lambda m, x: x.clamp(-1., 0.).neg().sqrt(),
-                                lambda m, x: ns(m).max(x, 1).values.relu().sqrt()], ids=['relu', 'clamp_min', 'clamp_both', 'max_dim'])
+                                lambda m, x: ns(m).max(x, 1).values.relu().sqrt(), lambda m, x: x[0, 0].relu().sqrt()],
+                         ids=['relu', 'clamp_min', 'clamp_both', 'max_dim', 'relu_0d'])
 def test_masked_gradient_is_zero_where_upstream_is_infinite(fn, dtype):
     "Where an op stops the gradient (relu at 0, clamp outside its bounds, max's losers), it is 0 even if the upstream one is inf: torch masks, it doesn't multiply."
     v = [[0., 4., -1., 2.], [-3., 0., -1., -2.]]  # row 1: its max is 0
