@@ -82,10 +82,12 @@ class Function(metaclass=FunctionMeta):
 
     @classmethod
     def apply(cls, *args, **kwargs):
-        device = _first_device(args)
-        if device is not None and device.type == 'cuda':
-            with device_context(device): return _apply(cls, device, args, kwargs)
-        return _apply(cls, device, args, kwargs)
+        for a in args:  # the first tensor's device; a GPU one is made current for the whole op
+            if isinstance(a, Tensor):
+                if a._device.type == 'cuda':
+                    with device_context(a._device): return _apply(cls, a._device, args, kwargs)
+                return _apply(cls, a._device, args, kwargs)
+        return _apply(cls, None, args, kwargs)
 
 def _apply(cls, device, args, kwargs):
     "The body of apply, run with the inputs' device current."
@@ -104,10 +106,6 @@ def _apply(cls, device, args, kwargs):
     outputs = tuple([_output(o, device) for o in out])
     if record: _record(ctx, args, outputs)
     return outputs
-
-def _first_device(args):
-    for a in args:
-        if isinstance(a, Tensor): return a._device
 
 def _output(o, device):
     "A fresh output tensor for what `forward` returned (an array, or a tensor of its own)."

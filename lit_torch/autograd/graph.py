@@ -98,14 +98,12 @@ def _pre_hooks(node, grads):
 
 def _call_node(node, grads):
     "Run `node.apply` on its output gradients, on its outputs' device; check and return one gradient per input."
-    device = _node_device(node)
-    if device is not None and device.type == 'cuda':
-        with device_context(device): return _run_node(node, grads)
+    for meta in node._output_meta:  # the device of its first output; a GPU one is made current for the whole step
+        if meta is not None:
+            if meta[2].type == 'cuda':
+                with device_context(meta[2]): return _run_node(node, grads)
+            break
     return _run_node(node, grads)
-
-def _node_device(node):
-    for m in node._output_meta:
-        if m is not None: return m[2]
 
 def _run_node(node, grads):
     if node.materialize_grads:
