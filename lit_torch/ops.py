@@ -487,30 +487,32 @@ def where(condition, input=None, other=None):
 Tensor.where = lambda self, condition, y: where(condition, self, y)
 
 _INT_OF_SIZE = {n: np.dtype(f'i{n}') for n in (1, 2, 4, 8)}
+_ZEROS = {}  # dtype -> a 0-d zero, which np.where takes faster than the number 0
 
 def _keep_where(a, mask):
     "Array `a` where bool array `mask` holds and exactly 0 elsewhere, also where `a` is inf or NaN."
-    if type(a) is not np.ndarray or a.dtype.kind != 'f': return get_array_module(a).where(mask, a, a.dtype.type(0))
-    # np.where branches on each element (~20x slower than a product on a random mask) and a float product makes
+    if type(a) is not np.ndarray: return get_array_module(a).where(mask, a, 0)
+    if a.size <= 256 or a.dtype.kind != 'f' or mask.shape != a.shape:
+        z = _ZEROS.get(a.dtype)
+        if z is None: z = _ZEROS[a.dtype] = np.zeros((), a.dtype)
+        return np.where(mask, a, z)
+    # np.where branches on each element (~20x slower than a product on a large random mask) and a float product makes
     # inf * 0 NaN: multiply a's bits, as integers, by the 0/1 mask: exact, and as fast as the float product
-    if mask.shape != a.shape: mask = np.broadcast_to(mask, np.broadcast_shapes(mask.shape, a.shape))
     it = _INT_OF_SIZE[a.itemsize]
-    bits = np.array(mask, it)
+    bits = mask.astype(it)
     return np.multiply(bits, a.view(it), out=bits).view(a.dtype)
 
 class _Masked(Function):
-    "Gradient `g` where `mask` holds, 0 elsewhere; linear in `g`, so its backward masks the same way."
+    "Gradient `g` where bool array `mask` holds, exactly 0 elsewhere; linear in `g`, so its backward masks the same way."
     _node_name = 'ThresholdBackwardBackward0'
     @staticmethod
-    def forward(ctx, g, mask):
+    def forward(ctx, mask, g):
         ctx.mask, ctx.shape = mask, g._data.shape
         return _keep_where(g._data, mask)
     @staticmethod
-    def backward(ctx, grad): return _Masked.apply(grad, ctx.mask).sum_to_size(ctx.shape), None
+    def backward(ctx, grad): return None, _Masked.apply(ctx.mask, grad).sum_to_size(ctx.shape)
 
-def _masked(mask, g, keep):
-    "Gradient `g` where array `mask` is `keep`, exactly 0 elsewhere (a product with a 0/1 mask gives NaN for an infinite `g`)."
-    return _Masked.apply(g, mask if keep else ~mask)
+_masked = _Masked.apply  # _masked(mask, g): the gradient mask of relu, clamp and max
 
 # %% ../nbs/03_ops.ipynb #487942e7
 def _xp_out(x, fn):
@@ -711,7 +713,7 @@ class Relu(Function):
         if a.dtype == np.bool_: raise RuntimeError("Boolean inputs not supported for relu")
         return _saved_output(ctx, get_array_module(a).maximum(a, a.dtype.type(0)), x)
     @staticmethod
-    def backward(ctx, grad): return _masked(ctx.saved_tensors[0]._data > 0, grad, True)
+    def backward(ctx, grad): return _masked(ctx.saved_tensors[0]._data > 0, grad)
 
 def relu(input):
     "`max(x, 0)`, elementwise."
@@ -744,10 +746,10 @@ class Clamp(Function):
         a, lo, hi = x._data, ctx.lo, ctx.hi
         nx, nmin, nmax = ctx.needs_input_grad
         keep = (a >= lo) & (a <= hi) if lo is not None and hi is not None else (a >= lo) if lo is not None else (a <= hi)
-        gx = _masked(keep, grad, True).sum_to_size(x.shape) if nx else None
+        gx = _masked(keep, grad).sum_to_size(x.shape) if nx else None
         gmin = gmax = None
-        if nmin: gmin = _masked((a < lo) & (lo < hi) if hi is not None else a < lo, grad, True).sum_to_size(ctx.shapes[0])
-        if nmax: gmax = _masked((a > hi) | (hi < lo) if lo is not None else a > hi, grad, True).sum_to_size(ctx.shapes[1])
+        if nmin: gmin = _masked((a < lo) & (lo < hi) if hi is not None else a < lo, grad).sum_to_size(ctx.shapes[0])
+        if nmax: gmax = _masked((a > hi) | (hi < lo) if lo is not None else a > hi, grad).sum_to_size(ctx.shapes[1])
         return gx, gmin, gmax
 
 class ClampTensor(Clamp): _node_name = 'ClampBackward0'
@@ -1172,7 +1174,7 @@ class MaxDim(Function):
         ax, n = ctx.ax, ctx.shape[ctx.ax]
         positions = xp.arange(n).reshape([n if i == ax else 1 for i in range(len(ctx.shape))])
         picked = positions == (ctx.idx if ctx.keepdim else xp.expand_dims(ctx.idx, ax))
-        return _masked(picked, g, True), None, None
+        return _masked(picked, g), None, None
 
 class MinDim(MaxDim):
     _node_name = 'MinBackward0'
