@@ -101,9 +101,11 @@ def get_array_module(*arrays):
         if type(a).__module__.startswith('cupy'): return _cupy()
     return np
 
+_no_context = nullcontext()  # one for every CPU call: entering it allocates nothing
+
 def device_context(d):
     "A context that makes `d` the current device while arrays are created on it."
-    return nullcontext() if d.type == 'cpu' else _cupy().cuda.Device(d.index)
+    return _no_context if d.type == 'cpu' else _cupy().cuda.Device(d.index)
 
 # %% ../nbs/00_import.ipynb #03e52c02
 class dtype:

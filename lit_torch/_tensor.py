@@ -198,7 +198,8 @@ def _random(draw, size, generator, dtype, device, requires_grad, default=None):
 
 def rand(*size, generator=None, dtype=None, device=None, requires_grad=False):
     "Uniform random numbers in [0, 1)."
-    return _random(lambda g, s: g.random(s), size, generator, dtype, device, requires_grad)
+    draw = lambda g, s: g.random(s) if hasattr(g, 'integers') else g.random_sample(s)  # CuPy's RandomState has no random()
+    return _random(draw, size, generator, dtype, device, requires_grad)
 
 def randn(*size, generator=None, dtype=None, device=None, requires_grad=False):
     "Standard normal random numbers."

@@ -108,7 +108,7 @@ class Add(Function):
         xa, xb = _operands(a, b)
         ctx.shapes, ctx.alpha = (xa.shape, xb.shape), alpha
         try: return xa + xb if alpha == 1 else xa + alpha * xb
-        except ValueError: _broadcast_shape(xa.shape, xb.shape)
+        except ValueError: _broadcast_shape(xa.shape, xb.shape); raise  # torch's error if the shapes are why, else the original
     @staticmethod
     def backward(ctx, grad):
         na, nb = ctx.needs_input_grad[:2]
@@ -124,7 +124,7 @@ class Mul(Function):
         ctx.save_for_backward(a if nb and isinstance(a, Tensor) else None, b if na and isinstance(b, Tensor) else None)
         ctx.scalars = (a, b)
         try: return xa * xb
-        except ValueError: _broadcast_shape(xa.shape, xb.shape)
+        except ValueError: _broadcast_shape(xa.shape, xb.shape); raise
     @staticmethod
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
@@ -256,8 +256,9 @@ class ToCopy(Function):
     def forward(ctx, x, device, dtype, copy=False):
         ctx.src = (x._device, _FROM_NUMPY[x._data.dtype])
         a = _move(x._data, x._device, device)
-        if dtype is not None: a = a.astype(dtype.numpy, copy=False)
-        out = _wrap(a.copy() if copy and a is x._data else a, device)
+        with device_context(device):  # apply made the source's GPU current; the cast belongs on the destination's
+            if dtype is not None: a = a.astype(dtype.numpy, copy=False)
+            out = _wrap(a.copy() if copy and a is x._data else a, device)
         if out._data.dtype.kind != 'f': ctx.mark_non_differentiable(out)
         return out
     @staticmethod
@@ -480,15 +481,38 @@ class Where(Function):
 def where(condition, input=None, other=None):
     "`input` where `condition` holds, else `other`; with only `condition`, the indices where it holds."
     if input is None and other is None:
-        return tuple(_const(i, condition) for i in get_array_module(condition._data).nonzero(condition._data))
+        with device_context(condition._device): return tuple(_const(i, condition) for i in get_array_module(condition._data).nonzero(condition._data))
     return Where.apply(condition, input, other)
 
 Tensor.where = lambda self, condition, y: where(condition, self, y)
 
-def _masked(mask, g, keep):
-    "Gradient `g` where array `mask` is `keep`, zero elsewhere: `g` times the constant 0/1 mask."
-    m = mask if keep else ~mask
-    return g * _const(m.astype(g._data.dtype), g)  # a product, not a `where`: ~20x faster on a random mask
+_INT_OF_SIZE = {n: np.dtype(f'i{n}') for n in (1, 2, 4, 8)}
+_ZEROS = {}  # dtype -> a 0-d zero, which np.where takes faster than the number 0
+
+def _keep_where(a, mask):
+    "Array `a` where bool array `mask` holds and exactly 0 elsewhere, also where `a` is inf or NaN."
+    if type(a) is not np.ndarray: return get_array_module(a).where(mask, a, 0)
+    if a.size <= 256 or a.dtype.kind != 'f' or mask.shape != a.shape:
+        z = _ZEROS.get(a.dtype)
+        if z is None: z = _ZEROS[a.dtype] = np.zeros((), a.dtype)
+        return np.where(mask, a, z)
+    # np.where branches on each element (~20x slower than a product on a large random mask) and a float product makes
+    # inf * 0 NaN: multiply a's bits, as integers, by the 0/1 mask: exact, and as fast as the float product
+    it = _INT_OF_SIZE[a.itemsize]
+    bits = mask.astype(it)
+    return np.multiply(bits, a.view(it), out=bits).view(a.dtype)
+
+class _Masked(Function):
+    "Gradient `g` where bool array `mask` holds, exactly 0 elsewhere; linear in `g`, so its backward masks the same way."
+    _node_name = 'ThresholdBackwardBackward0'
+    @staticmethod
+    def forward(ctx, mask, g):
+        ctx.mask, ctx.shape = mask, g._data.shape
+        return _keep_where(g._data, mask)
+    @staticmethod
+    def backward(ctx, grad): return None, _Masked.apply(ctx.mask, grad).sum_to_size(ctx.shape)
+
+_masked = _Masked.apply  # _masked(mask, g): the gradient mask of relu, clamp and max
 
 # %% ../nbs/03_ops.ipynb #487942e7
 def _xp_out(x, fn):
@@ -657,7 +681,7 @@ class PowTensor(Function):
     _node_name = 'PowBackward1'
     @staticmethod
     def forward(ctx, a, b):
-        out = _wrap(_pow_arrays(a, b), (a if isinstance(a, Tensor) else b)._device)
+        out = _wrap(_array(_pow_arrays(a, b)), (a if isinstance(a, Tensor) else b)._device)
         ctx.save_for_backward(a if isinstance(a, Tensor) else None, b, out)
         ctx.base = a
         return out
@@ -689,7 +713,7 @@ class Relu(Function):
         if a.dtype == np.bool_: raise RuntimeError("Boolean inputs not supported for relu")
         return _saved_output(ctx, get_array_module(a).maximum(a, a.dtype.type(0)), x)
     @staticmethod
-    def backward(ctx, grad): return _masked(ctx.saved_tensors[0]._data > 0, grad, True)
+    def backward(ctx, grad): return _masked(ctx.saved_tensors[0]._data > 0, grad)
 
 def relu(input):
     "`max(x, 0)`, elementwise."
@@ -722,10 +746,10 @@ class Clamp(Function):
         a, lo, hi = x._data, ctx.lo, ctx.hi
         nx, nmin, nmax = ctx.needs_input_grad
         keep = (a >= lo) & (a <= hi) if lo is not None and hi is not None else (a >= lo) if lo is not None else (a <= hi)
-        gx = _masked(keep, grad, True).sum_to_size(x.shape) if nx else None
+        gx = _masked(keep, grad).sum_to_size(x.shape) if nx else None
         gmin = gmax = None
-        if nmin: gmin = _masked((a < lo) & (lo < hi) if hi is not None else a < lo, grad, True).sum_to_size(ctx.shapes[0])
-        if nmax: gmax = _masked((a > hi) | (hi < lo) if lo is not None else a > hi, grad, True).sum_to_size(ctx.shapes[1])
+        if nmin: gmin = _masked((a < lo) & (lo < hi) if hi is not None else a < lo, grad).sum_to_size(ctx.shapes[0])
+        if nmax: gmax = _masked((a > hi) | (hi < lo) if lo is not None else a > hi, grad).sum_to_size(ctx.shapes[1])
         return gx, gmin, gmax
 
 class ClampTensor(Clamp): _node_name = 'ClampBackward0'
@@ -811,9 +835,11 @@ def _device_of(a, b): return a._device if isinstance(a, Tensor) else b._device
 
 def _comparison(ufunc, name):
     def op(input, other):
-        xa, xb = _operands(input, other)
-        _broadcast_shape(xa.shape, xb.shape)
-        return _wrap(_array(getattr(get_array_module(xa, xb), ufunc)(xa, xb)), _device_of(input, other))
+        d = _device_of(input, other)
+        with device_context(d):  # not a Function: no apply makes the device current
+            xa, xb = _operands(input, other)
+            _broadcast_shape(xa.shape, xb.shape)
+            return _wrap(_array(getattr(get_array_module(xa, xb), ufunc)(xa, xb)), d)
     op.__name__ = op.__qualname__ = name
     op.__doc__ = f"`{ufunc}` elementwise: a bool tensor."
     return op
@@ -836,23 +862,30 @@ Tensor.__hash__ = object.__hash__
 
 def equal(input, other):
     "True when both tensors have the same shape and elements."
-    return tuple(input.shape) == tuple(other.shape) and bool((input._data == other._data).all())
+    if tuple(input.shape) != tuple(other.shape): return False
+    with device_context(input._device): return bool((input._data == other._data).all())
 
 # %% ../nbs/03_ops.ipynb #8124e04c
 def _logical(ufunc, name):
     def op(input, other):
-        xa, xb = _operands(input, other)
-        _broadcast_shape(xa.shape, xb.shape)
-        return _wrap(_array(getattr(get_array_module(xa), ufunc)(xa, xb)), _device_of(input, other))
+        d = _device_of(input, other)
+        with device_context(d):
+            xa, xb = _operands(input, other)
+            _broadcast_shape(xa.shape, xb.shape)
+            return _wrap(_array(getattr(get_array_module(xa), ufunc)(xa, xb)), d)
     op.__name__ = op.__qualname__ = name
     op.__doc__ = f"`{ufunc}` elementwise."
     return op
 
 logical_and, logical_or, logical_xor = (_logical(u, u) for u in ('logical_and', 'logical_or', 'logical_xor'))
 
+def _elementwise(input, ufunc):
+    "The array module's `ufunc` on `input`'s array, on its device, as a tensor without a graph."
+    with device_context(input._device): return _wrap(_array(getattr(get_array_module(input._data), ufunc)(input._data)), input._device)
+
 def logical_not(input):
     "True where `input` is zero."
-    return _wrap(_array(get_array_module(input._data).logical_not(input._data)), input._device)
+    return _elementwise(input, 'logical_not')
 
 def _bitwise(ufunc, name):
     logical = _logical(ufunc, name)
@@ -870,19 +903,19 @@ bitwise_and, bitwise_or, bitwise_xor = (_bitwise(u, u) for u in ('bitwise_and', 
 def bitwise_not(input):
     "`~input`: logical not for bool tensors, bitwise for integers."
     if input._data.dtype.kind == 'f': raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type tensors")
-    return _wrap(_array(get_array_module(input._data).invert(input._data)), input._device)
+    return _elementwise(input, 'invert')
 
 def isnan(input):
     "True where the element is NaN."
-    return _wrap(_array(get_array_module(input._data).isnan(input._data)), input._device)
+    return _elementwise(input, 'isnan')
 
 def isinf(input):
     "True where the element is infinite."
-    return _wrap(_array(get_array_module(input._data).isinf(input._data)), input._device)
+    return _elementwise(input, 'isinf')
 
 def isfinite(input):
     "True where the element is neither infinite nor NaN."
-    return _wrap(_array(get_array_module(input._data).isfinite(input._data)), input._device)
+    return _elementwise(input, 'isfinite')
 
 Tensor.logical_and, Tensor.logical_or, Tensor.logical_xor, Tensor.logical_not = logical_and, logical_or, logical_xor, logical_not
 Tensor.bitwise_and, Tensor.bitwise_or, Tensor.bitwise_xor, Tensor.bitwise_not = bitwise_and, bitwise_or, bitwise_xor, bitwise_not
@@ -967,7 +1000,7 @@ class Std(Function):
         ctx.axes, ctx.keepdim = _dims(dim, a.ndim), keepdim
         ctx.denom = _count(a.shape, ctx.axes) - correction
         with np.errstate(divide='ignore', invalid='ignore'):
-            out = _wrap(get_array_module(a).sqrt(_var_array(a, ctx.axes, correction, keepdim)), x._device)
+            out = _wrap(_array(get_array_module(a).sqrt(_var_array(a, ctx.axes, correction, keepdim))), x._device)
         ctx.save_for_backward(x, out)
         return out
     @staticmethod
@@ -1141,7 +1174,7 @@ class MaxDim(Function):
         ax, n = ctx.ax, ctx.shape[ctx.ax]
         positions = xp.arange(n).reshape([n if i == ax else 1 for i in range(len(ctx.shape))])
         picked = positions == (ctx.idx if ctx.keepdim else xp.expand_dims(ctx.idx, ax))
-        return _masked(picked, g, True), None, None
+        return _masked(picked, g), None, None
 
 class MinDim(MaxDim):
     _node_name = 'MinBackward0'
@@ -1161,13 +1194,12 @@ def min(input, dim=None, keepdim=False):
 
 def _arg_reduce(name):
     def op(input, dim=None, keepdim=False):
-        a = input._data
+        a, d = input._data, input._device
         if a.dtype == np.bool_: raise RuntimeError(f"{name}(): does not support bool input")
-        if dim is None:
-            i = getattr(a, name)()
-            return _wrap(get_array_module(a).asarray(i).reshape((1,) * a.ndim if keepdim else ()), input._device)
-        if a.ndim == 0: return _wrap(get_array_module(a).zeros((), np.int64), input._device)
-        return _wrap(_array(getattr(a, name)(axis=_wrap_dim(dim, a.ndim), keepdims=keepdim)), input._device)
+        with device_context(d):
+            if dim is None: return _wrap(get_array_module(a).asarray(getattr(a, name)()).reshape((1,) * a.ndim if keepdim else ()), d)
+            if a.ndim == 0: return _wrap(get_array_module(a).zeros((), np.int64), d)
+            return _wrap(_array(getattr(a, name)(axis=_wrap_dim(dim, a.ndim), keepdims=keepdim)), d)
     op.__name__ = op.__qualname__ = name
     op.__doc__ = f"The index of the {name[3:]}imum, over all elements (flattened) or along `dim`; an int64 tensor."
     return op
@@ -1178,11 +1210,11 @@ def _axis(dim, ndim): return None if dim is None else _wrap_dim(dim, ndim)
 
 def all(input, dim=None, keepdim=False):
     "Whether every element (along `dim`) is nonzero."
-    return _wrap(_array(input._data.all(axis=_axis(dim, input.ndim), keepdims=keepdim)), input._device)
+    with device_context(input._device): return _wrap(_array(input._data.all(axis=_axis(dim, input.ndim), keepdims=keepdim)), input._device)
 
 def any(input, dim=None, keepdim=False):
     "Whether some element (along `dim`) is nonzero."
-    return _wrap(_array(input._data.any(axis=_axis(dim, input.ndim), keepdims=keepdim)), input._device)
+    with device_context(input._device): return _wrap(_array(input._data.any(axis=_axis(dim, input.ndim), keepdims=keepdim)), input._device)
 
 Tensor.amax, Tensor.amin, Tensor.max, Tensor.min, Tensor.argmax, Tensor.argmin = amax, amin, max, min, argmax, argmin
 Tensor.all, Tensor.any = all, any
@@ -1495,13 +1527,14 @@ def _address(a): return a.ctypes.data if isinstance(a, np.ndarray) else a.data.p
 def _flat_positions(view, base):
     "For each element of `view` (which shares `base`'s memory), its C-order flat index in `base`, as a tensor."
     xp, b, v = get_array_module(base._data), base._data, view._data
-    ids = xp.empty_like(b, dtype=np.int64)  # laid out in memory as `b` is
-    ids[...] = xp.arange(b.size).reshape(b.shape)
-    mem = ids.ravel(order='K')
-    if b.size and mem.base is None: raise NotImplementedError(f"an in-place change through a view of a non-dense {list(b.shape)} tensor")
-    start = (_address(v) - _address(b)) // b.itemsize
-    strides = tuple(s // b.itemsize * mem.itemsize for s in v.strides)
-    return _wrap(xp.lib.stride_tricks.as_strided(mem[start:], v.shape, strides).copy(), base._device)
+    with device_context(base._device):
+        ids = xp.empty_like(b, dtype=np.int64)  # laid out in memory as `b` is
+        ids[...] = xp.arange(b.size).reshape(b.shape)
+        mem = ids.ravel(order='K')
+        if b.size and mem.base is None: raise NotImplementedError(f"an in-place change through a view of a non-dense {list(b.shape)} tensor")
+        start = (_address(v) - _address(b)) // b.itemsize
+        strides = tuple(s // b.itemsize * mem.itemsize for s in v.strides)
+        return _wrap(xp.lib.stride_tricks.as_strided(mem[start:], v.shape, strides).copy(), base._device)
 
 class _CopySlices(Function):
     "The base after an in-place change through its view: the region from `value`, the rest from `base`."
@@ -1586,7 +1619,7 @@ def _writable(self):
 def _store(self, out):
     "Write array `out` into `self`, in place, and bump the version counter."
     _check_result(self, out.dtype, out.shape)
-    _writable(self)[...] = out
+    with device_context(self._device): _writable(self)[...] = out
     self._version[0] += 1
     return self
 
@@ -1597,7 +1630,7 @@ def _inplace(self, op, *args, copy=True, **kwargs):
     if getattr(self.grad_fn, '_leaf_view', False):  # marked by the shape chapter's view ops
         raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
     _refresh_view(self)
-    snap = _snapshot(self, self._data.copy() if copy else None)
+    with device_context(self._device): snap = _snapshot(self, self._data.copy() if copy else None)
     out = op(snap, *args, **kwargs)
     _store(self, out._data)
     if out.grad_fn is not None:
@@ -1608,12 +1641,13 @@ def _inplace(self, op, *args, copy=True, **kwargs):
 def _binary_(ufunc, result_dtype=None):
     "Run the ufunc named `ufunc` on `(self, other)` into `self`'s own array."
     def run(self, other):
-        xa, xb = _operands(self, other)
-        dt = result_dtype(xa.dtype) if result_dtype else xa.dtype
-        _check_result(self, dt, self._data.shape)
-        if xb.ndim: _check_fits(self, xb.shape)
-        a = _writable(self)
-        getattr(get_array_module(a), ufunc)(a, xb.astype(dt, copy=False), out=a, casting='unsafe')
+        with device_context(self._device):  # not a Function: no apply makes the device current
+            xa, xb = _operands(self, other)
+            dt = result_dtype(xa.dtype) if result_dtype else xa.dtype
+            _check_result(self, dt, self._data.shape)
+            if xb.ndim: _check_fits(self, xb.shape)
+            a = _writable(self)
+            getattr(get_array_module(a), ufunc)(a, xb.astype(dt, copy=False), out=a, casting='unsafe')
         self._version[0] += 1
         return self
     return run
@@ -1697,7 +1731,7 @@ class Copy(Function):
 def _zero_(self):
     "Set every element to 0."
     if _records(self): return _inplace(self, Zero.apply, copy=False)
-    _writable(self)[...] = 0
+    with device_context(self._device): _writable(self)[...] = 0
     self._version[0] += 1
     return self
 
@@ -1707,7 +1741,7 @@ def _fill_(self, value):
         raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with {value.ndim} dimensions.")
     if _records(self, value):
         return _inplace(self, (FillTensor if isinstance(value, Tensor) else Fill).apply, value, copy=False)
-    _writable(self)[...] = value._data if isinstance(value, Tensor) else value
+    with device_context(self._device): _writable(self)[...] = value._data if isinstance(value, Tensor) else value
     self._version[0] += 1
     return self
 
@@ -1716,7 +1750,7 @@ def _copy_(self, src, non_blocking=False):
     if _records(self, src): return _inplace(self, Copy.apply, src, copy=False)
     a = _move(src._data, src._device, self._device)
     _check_fits(self, a.shape)
-    _writable(self)[...] = a
+    with device_context(self._device): _writable(self)[...] = a
     self._version[0] += 1
     return self
 

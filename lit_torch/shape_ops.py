@@ -13,7 +13,7 @@ __all__ = ['swapaxes', 'swapdims', 'moveaxis', 'concat', 'concatenate', 'tril', 
 # %% ../nbs/03a_shape.ipynb #e9c329a8
 import math
 import numpy as np
-from ._C import get_array_module, result_dtype, _FROM_NUMPY
+from ._C import device_context, get_array_module, result_dtype, _FROM_NUMPY
 from ._tensor import Tensor, _wrap, _wrap_dim
 from .autograd.function import Function
 from .autograd.grad_mode import _grad_mode
@@ -295,7 +295,7 @@ class _IndexGrad(Function):
     def backward(ctx, grad): return Index.apply(grad, *ctx.keys), None, None, None
 
 def _getitem(self, index):
-    cls, key1, key2 = _index_keys(self._data, index)
+    with device_context(self._device): cls, key1, key2 = _index_keys(self._data, index)  # index arrays go to self's GPU
     out = cls.apply(self, key1, key2)
     return _as_view(out, self) if key2 is None else out
 
@@ -334,7 +334,7 @@ def _in_place(self, cls, *args):
         self._version[0] += 1
         _rebase_view(self)
         return self
-    cls.forward(cls._backward_cls(), self, *args, out=self._data)
+    with device_context(self._device): cls.forward(cls._backward_cls(), self, *args, out=self._data)  # no apply to do it
     self._version[0] += 1
     return self
 
@@ -374,7 +374,7 @@ class CopySlices(Function):
 class IndexPut(CopySlices): _node_name = 'IndexPutBackward0'
 
 def _setitem(self, index, value):
-    _, key1, key2 = _index_keys(self._data, index)
+    with device_context(self._device): _, key1, key2 = _index_keys(self._data, index)
     _check_inplace(self, view=key2 is None)
     _in_place(self, CopySlices if key2 is None else IndexPut, key1, key2, value)
 

@@ -119,6 +119,14 @@ def test_virtual_cpu_devices_and_missing_cuda():
         with pytest.raises(RuntimeError, match='CuPy|GPU'): lt._C.canonical_device('cuda:0')
         assert lt.cuda.device_count() == 0
 
+def test_device_context_on_cpu_is_one_shared_object():
+    "The CPU's device context does nothing and allocates nothing per call: the hot paths enter it freely."
+    ctx = lt._C.device_context(lt.device('cpu'))
+    assert ctx is lt._C.device_context(lt.device('cpu:3'))
+    with ctx, ctx: pass  # reentrant
+    if lt.cuda.device_count() > 1:
+        with lt._C.device_context(lt.device('cuda:1')): assert lt.cuda.current_device() == 1
+
 def test_unknown_dtype_is_type_error():
     with pytest.raises(TypeError, match='complex64'): lt._C.dtype_from_numpy(np.complex64)
     with pytest.raises(TypeError, match='float32'): lt._C.check_dtype('float32')

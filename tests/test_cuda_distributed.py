@@ -133,8 +133,6 @@ def test_mpi_stages_cuda_tensors_through_the_host(tmp_path):
     mpirun(tmp_path, 2, "DEVICE = 'cuda:0'\ndist.init_process_group('mpi')\n" + COLLECTIVES)
 
 @pytest.mark.skipif(lt.cuda.device_count() < 2, reason='needs 2 GPUs')
-@pytest.mark.xfail(strict=True, reason="BUG device-guard (tests/fake_cupy/BUGS.md): distributed_c10d._writeback/_fill_list copy "
-                   "the host result back with cupy.asarray on the current GPU, and DDP's _sync_tensors/_Bucket allocate there too")
 def test_mpi_stages_cuda1_tensors_through_the_host(tmp_path):
     "The same with rank 1's tensors on cuda:1 and cuda:0 current: the write-back must land on cuda:1."
     mpirun(tmp_path, 2, "DEVICE = 'cuda:{rank}'\ndist.init_process_group('mpi')\n" + COLLECTIVES.replace(

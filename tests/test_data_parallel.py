@@ -362,8 +362,6 @@ def test_gradcheck_through_dataparallel():
 
 
 @needs_cuda
-@pytest.mark.xfail(strict=True, reason="BUG device-guard (tests/fake_cupy/BUGS.md): the engine's zero gradients (autograd._zeros) "
-                   "for the cuda:1 replica's unused output are allocated on the current GPU; drop this mark once fixed")
 def test_cuda_same_as_plain():
     lt.manual_seed(0)
     model = Net(bn=False).to('cuda:0')

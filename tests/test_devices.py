@@ -34,12 +34,7 @@ CASES = {
     'to_double_and_back': (lambda m, a: a.double().exp().float(), [(3,)]),
 }
 
-# BUG device-guard (tests/fake_cupy/BUGS.md): lit_torch computes on the current GPU, not on the tensors' one. Strict: drop it once fixed.
-NO_GUARD = pytest.mark.xfail(strict=True, reason="BUG device-guard (tests/fake_cupy/BUGS.md): kernels and allocations run on "
-                             "the current GPU (cuda:0), not on the tensors' GPU: no device context in Function.apply and the engine")
-OP_DEVICES = DEVICES[:3] + [pytest.param('cuda:1', marks=list(DEVICES[3].marks) + [NO_GUARD])]
-
-@pytest.mark.parametrize('device', OP_DEVICES)
+@pytest.mark.parametrize('device', DEVICES)
 @pytest.mark.parametrize('name', CASES)
 def test_op_on_device(name, device):
     fn, shapes = CASES[name]

@@ -248,6 +248,31 @@ def test_clamp_ties_and_names():
         assert lx.clamp(lo, hi).grad_fn.name() == tx.clamp(lo, hi).grad_fn.name()
     check_same_error(lambda m: m.tensor([1.]).clamp())
 
+@pytest.mark.parametrize('dtype', ['float32', 'float64', 'float16'])
+@pytest.mark.parametrize('fn', [lambda m, x: x.relu().sqrt(), lambda m, x: x.clamp(min=0.).sqrt(), lambda m, x: x.clamp(-1., 0.).neg().sqrt(),
+                                lambda m, x: ns(m).max(x, 1).values.relu().sqrt(), lambda m, x: x[0, 0].relu().sqrt()],
+                         ids=['relu', 'clamp_min', 'clamp_both', 'max_dim', 'relu_0d'])
+@pytest.mark.parametrize('n', [4, 500])  # small gradients and large ones take different paths in ops._keep_where
+def test_masked_gradient_is_zero_where_upstream_is_infinite(fn, dtype, n):
+    "Where an op stops the gradient (relu at 0, clamp outside its bounds, max's losers), it is 0 even if the upstream one is inf: torch masks, it doesn't multiply."
+    v = np.random.default_rng(0).standard_normal((2, n))
+    v[:, ::3] = 0; v[1] = 0. - np.abs(v[1])  # zeros (+0: clamp and relu of -0 differ in sign from torch's) everywhere, and row 1's max is 0
+    tx, lx = torch.tensor(v, dtype=getattr(torch, dtype), requires_grad=True), lt.tensor(v, dtype=getattr(lt, dtype), requires_grad=True)
+    fn(torch, tx).sum().backward()
+    with np.errstate(divide='ignore', invalid='ignore'): fn(lt, lx).sum().backward()
+    assert not np.isnan(lx.grad.numpy()).any()
+    np.testing.assert_allclose(lx.grad.numpy(), tx.grad.numpy(), rtol={'float16': 1e-3, 'float32': 1e-6, 'float64': 1e-12}[dtype], atol=0)
+
+def test_masked_gradient_double_backward():
+    "The mask is linear in the gradient: second derivatives through relu and max(dim) still match torch."
+    check_gradcheck(lambda m, x: (x.relu() * x).sum(0), [(3, 4)], gradgrad=True)
+    check_gradcheck(lambda m, x: ns(m).max(x * x, 1).values, [(3, 4)], gradgrad=True)
+    for f in (lambda m, x: (x.relu() ** 2).sum(), lambda m, x: (ns(m).max(x, 0).values ** 3).sum()):
+        tx, lx = [lib.tensor(make_inputs([(3, 4)])[0], requires_grad=True) for lib in (torch, lt)]
+        (tg,), (lg,) = torch.autograd.grad(f(torch, tx), tx, create_graph=True), lt.autograd.grad(f(lt, lx), lx, create_graph=True)
+        (tg * tg).sum().backward(); (lg * lg).sum().backward()
+        np.testing.assert_allclose(lx.grad.numpy(), tx.grad.numpy(), rtol=1e-5, atol=1e-5)
+
 def test_maximum_ties():
     a, b = [1., 2., 3.], [2., 2., 2.]
     for f in ('maximum', 'minimum'):
@@ -336,6 +361,15 @@ def test_var_single_element_and_logsumexp_inf():
     v = [[float('-inf')] * 3, [1., 2., float('inf')]]
     np.testing.assert_array_equal(lt.tensor(v).logsumexp(1).numpy(), torch.tensor(v).logsumexp(1).numpy())
     check_op(lambda m, x: x.logsumexp(0), arrays=[np.array([1000., 1000.5, -1000.], np.float32)])
+
+def test_full_reductions_hold_arrays():
+    "Reducing over every dim gives a 0-d array, as torch's .numpy() does, not the NumPy scalar NumPy's ufuncs return."
+    x = lt.tensor(make_inputs([(3, 4)])[0])
+    for f in (lambda m, x: m.tensor(2.) ** m.tensor(3.), lambda m, x: x.std(), lambda m, x: x.var(), lambda m, x: 2 ** x.sum(),
+              lambda m, x: x.abs().sum() ** x.mean(), lambda m, x: x.std(correction=0), lambda m, x: x.prod(), lambda m, x: x.amax()):
+        out, ref = f(lt, x), f(torch, torch.tensor(x.numpy()))
+        assert type(out.numpy()) is np.ndarray and out.numpy().shape == () and out.numpy().flags.writeable
+        np.testing.assert_allclose(out.numpy(), ref.numpy(), rtol=1e-5)
 
 def test_all_any():
     v = [[1, 0, 2], [3, 4, 5]]

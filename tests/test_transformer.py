@@ -395,9 +395,7 @@ def test_warnings_match_torch():
 
 @pytest.mark.parametrize('device', ['cpu:1', pytest.param('cuda:0', marks=pytest.mark.skipif(
     not lt.cuda.is_available(), reason='no GPU: CuPy or a device is missing')), pytest.param('cuda:1', marks=[pytest.mark.skipif(
-    lt.cuda.device_count() < 2, reason='needs 2 GPUs: cuda:1 is not the current device, so it catches a missing device context'),
-    pytest.mark.xfail(strict=True, reason="BUG device-guard (tests/fake_cupy/BUGS.md): kernels and allocations run on the "
-                      "current GPU, not on the tensors' one (no device context in Function.apply); drop this mark once fixed")])])
+    lt.cuda.device_count() < 2, reason='needs 2 GPUs: cuda:1 is not the current device, so it catches a missing device context')])])
 def test_transformer_on_device(device):
     N, S, T = 2, 6, 5
     tm, lm = pair(lambda lib: lib.nn.Transformer(D, H, 2, 2, FF, 0.0, batch_first=True, norm_first=True))

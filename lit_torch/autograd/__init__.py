@@ -8,8 +8,9 @@ __all__ = ['backward', 'grad', 'Function', 'no_grad', 'enable_grad', 'set_grad_e
 
 # %% ../../nbs/02e_engine.ipynb #f0b37868
 import numpy as np
+from .._C import array_module, device_context
 from .._tensor import Tensor, _wrap
-from .graph import _accumulator, _run_backward
+from .graph import _accumulator, _run_backward, _zeros
 from .function import Function
 from .grad_mode import no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled
 from . import graph
@@ -25,8 +26,9 @@ def _start_grads(outputs, grad_outputs):
     for t, g in zip(outputs, grad_outputs):
         if g is None:
             if t._data.size != 1: raise RuntimeError("grad can be implicitly created only for scalar outputs")
-            g = _wrap(np.ones_like(t._data) if t._device.type == 'cpu' else t._data * 0 + 1, t._device)
-        elif not isinstance(g, Tensor): g = _wrap(np.asarray(g, t._data.dtype), t._device)
+            with device_context(t._device): g = _wrap(array_module(t._device).ones_like(t._data), t._device)
+        elif not isinstance(g, Tensor):
+            with device_context(t._device): g = _wrap(array_module(t._device).asarray(g, t._data.dtype), t._device)
         elif tuple(g.shape) != tuple(t.shape):
             raise RuntimeError(f"Mismatch in shape: grad_output[0] has a shape of {g.shape} and output[0] has a shape of {t.shape}.")
         grads.append(g)
@@ -64,7 +66,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     result = tuple(captured.get(n, [None] * (nr + 1))[nr] for n, nr in where)
     if None in result and not (allow_unused or materialize_grads):
         raise RuntimeError("One of the differentiated Tensors appears to not have been used in the graph. Set allow_unused=True if this is the desired behavior.")
-    if materialize_grads: result = tuple(g if g is not None else _wrap(t._data * 0, t._device) for g, t in zip(result, inputs))
+    if materialize_grads: result = tuple(g if g is not None else _zeros((t._data.shape, t._data.dtype, t._device)) for g, t in zip(result, inputs))
     return result
 
 # %% ../../nbs/02e_engine.ipynb #495cfa4f

@@ -7,6 +7,7 @@ __all__ = ['BackwardNode', 'FunctionMeta', 'Function']
 
 # %% ../../nbs/02c_function.ipynb #56eaa301
 import numpy as np
+from .._C import device_context
 from .._tensor import Tensor, _wrap
 from .grad_mode import _grad_mode
 from .graph import Node, _edge
@@ -81,26 +82,30 @@ class Function(metaclass=FunctionMeta):
 
     @classmethod
     def apply(cls, *args, **kwargs):
-        ctx = cls._backward_cls()
-        ctx.needs_input_grad = needs = tuple([isinstance(a, Tensor) and (a._requires_grad or a.grad_fn is not None) for a in args])
-        if _grad_mode.enabled:
-            _grad_mode.enabled = False
-            try: out = cls.forward(ctx, *args, **kwargs)
-            finally: _grad_mode.enabled = True
-            record = True in needs
-        else: out, record = cls.forward(ctx, *args, **kwargs), False
-        device = _first_device(args)
-        if type(out) is not tuple:
-            out = _output(out, device)
-            if record: _record(ctx, args, (out,))
-            return out
-        outputs = tuple([_output(o, device) for o in out])
-        if record: _record(ctx, args, outputs)
-        return outputs
+        for a in args:  # the first tensor's device; a GPU one is made current for the whole op
+            if isinstance(a, Tensor):
+                if a._device.type == 'cuda':
+                    with device_context(a._device): return _apply(cls, a._device, args, kwargs)
+                return _apply(cls, a._device, args, kwargs)
+        return _apply(cls, None, args, kwargs)
 
-def _first_device(args):
-    for a in args:
-        if isinstance(a, Tensor): return a._device
+def _apply(cls, device, args, kwargs):
+    "The body of apply, run with the inputs' device current."
+    ctx = cls._backward_cls()
+    ctx.needs_input_grad = needs = tuple([isinstance(a, Tensor) and (a._requires_grad or a.grad_fn is not None) for a in args])
+    if _grad_mode.enabled:
+        _grad_mode.enabled = False
+        try: out = cls.forward(ctx, *args, **kwargs)
+        finally: _grad_mode.enabled = True
+        record = True in needs
+    else: out, record = cls.forward(ctx, *args, **kwargs), False
+    if type(out) is not tuple:
+        out = _output(out, device)
+        if record: _record(ctx, args, (out,))
+        return out
+    outputs = tuple([_output(o, device) for o in out])
+    if record: _record(ctx, args, outputs)
+    return outputs
 
 def _output(o, device):
     "A fresh output tensor for what `forward` returned (an array, or a tensor of its own)."

@@ -7,32 +7,38 @@ __all__ = ['GradcheckError', 'gradcheck', 'gradgradcheck']
 
 # %% ../../nbs/02g_gradcheck.ipynb #3b8d0e76
 import numpy as np
-from .._tensor import Tensor, _wrap
+from .._C import array_module, device_context
+from .._tensor import Tensor, _wrap, tensor
 from . import grad, _seq
 
 # %% ../../nbs/02g_gradcheck.ipynb #6776b71b
 class GradcheckError(RuntimeError):
     "Raised by `gradcheck` when the analytical and numerical Jacobians differ."
 
+def _host(t):
+    "`t`'s values as a flat float64 NumPy array (a copy), wherever `t` lives."
+    return t.detach().cpu().numpy().astype(np.float64).reshape(-1)
+
 def _numerical_jacobian(func, inputs, x, out, eps):
     "The Jacobian d out / d x by central differences, shape (out.numel(), x.numel())."
     flat, cols = x._data.reshape(-1), []
-    for i in range(flat.size):
-        orig = flat[i].item()
-        flat[i] = orig + eps; hi = _seq(func(*inputs))[out]._data.astype(np.float64).copy()
-        flat[i] = orig - eps; lo = _seq(func(*inputs))[out]._data.astype(np.float64)
-        flat[i] = orig
-        cols.append(((hi - lo) / (2 * eps)).reshape(-1))
+    with device_context(x._device):  # the writes into x's array run on x's GPU
+        for i in range(flat.size):
+            orig = flat[i].item()
+            flat[i] = orig + eps; hi = _host(_seq(func(*inputs))[out])
+            flat[i] = orig - eps; lo = _host(_seq(func(*inputs))[out])
+            flat[i] = orig
+            cols.append((hi - lo) / (2 * eps))
     return np.stack(cols, 1) if cols else np.zeros((0, 0))
 
 def _analytical_jacobian(output, x):
     "The Jacobian d output / d x, one backward per output element."
-    rows = []
+    rows, d = [], output._device
     for j in range(output._data.size):
-        onehot = np.zeros(output._data.size); onehot[j] = 1
-        g, = grad(output, x, _wrap(onehot.reshape(output._data.shape).astype(output._data.dtype), output._device),
-                  retain_graph=True, allow_unused=True)
-        rows.append(np.zeros(x._data.size) if g is None else g._data.astype(np.float64).reshape(-1))
+        with device_context(d):
+            onehot = array_module(d).zeros(output._data.size, output._data.dtype); onehot[j] = 1
+        g, = grad(output, x, _wrap(onehot.reshape(output._data.shape), d), retain_graph=True, allow_unused=True)
+        rows.append(np.zeros(x._data.size) if g is None else _host(g))
     return np.stack(rows) if rows else np.zeros((0, x._data.size))
 
 def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True):
@@ -55,7 +61,7 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
     outputs = [o for o in _seq(func(*inputs)) if isinstance(o, Tensor) and o.requires_grad]
     if grad_outputs is None:
         rng = np.random.default_rng(0)
-        grad_outputs = [_wrap(rng.standard_normal(o._data.shape).astype(o._data.dtype), o._device).requires_grad_() for o in outputs]
+        grad_outputs = [tensor(rng.standard_normal(o._data.shape), dtype=o.dtype, device=o.device, requires_grad=True) for o in outputs]
     diff = [i for i, x in enumerate(inputs) if isinstance(x, Tensor) and x.requires_grad]
     def first_grads(*args):
         xs, gos = args[:len(inputs)], args[len(inputs):]

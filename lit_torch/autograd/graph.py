@@ -54,7 +54,7 @@ def _edge(t):
 
 # %% ../../nbs/02e_engine.ipynb #deea959e
 import sys, threading
-from .._C import array_module, _FROM_NUMPY
+from .._C import array_module, device_context, _FROM_NUMPY
 from .._tensor import _wrap
 from .grad_mode import _grad_mode
 
@@ -91,11 +91,21 @@ def _pre_hooks(node, grads):
     for nr, ref in getattr(node, '_retained', {}).items():
         t = ref()
         if t is not None and grads[nr] is not None:
-            t.grad = grads[nr].detach() if t.grad is None else _wrap(t.grad._data + grads[nr]._data, t._device)
+            if t.grad is None: t.grad = grads[nr].detach()
+            else:
+                with device_context(t._device): t.grad = _wrap(t.grad._data + grads[nr]._data, t._device)
     return grads
 
 def _call_node(node, grads):
-    "Run `node.apply` on its output gradients; check and return one gradient per input."
+    "Run `node.apply` on its output gradients, on its outputs' device; check and return one gradient per input."
+    for meta in node._output_meta:  # the device of its first output; a GPU one is made current for the whole step
+        if meta is not None:
+            if meta[2].type == 'cuda':
+                with device_context(meta[2]): return _run_node(node, grads)
+            break
+    return _run_node(node, grads)
+
+def _run_node(node, grads):
     if node.materialize_grads:
         grads = [g if g is not None else _zeros(m) for g, m in zip(grads, node._output_meta)]
     out = node.apply(*grads)
@@ -113,19 +123,20 @@ def _call_node(node, grads):
 
 def _zeros(meta):
     shape, dtype, device = meta
-    return _wrap(array_module(device).zeros(shape, dtype), device)
+    with device_context(device): return _wrap(array_module(device).zeros(shape, dtype), device)
 
 # %% ../../nbs/02e_engine.ipynb #451eeb40
 def _accumulate(node, grad, create_graph, deliveries=None):
     "Run a leaf's hooks and add `grad` into its `.grad`; a fresh gradient (see `_fresh`) is taken without a copy."
     v = node.variable
-    for hook in list((v._hooks or {}).values()):
-        new = hook(grad)
-        if new is not None: grad = new
-    if create_graph: v.grad = grad if v.grad is None else v.grad + grad
-    elif v.grad is None: v.grad = grad.detach() if _fresh(grad, deliveries) else _wrap(grad._data.copy(), grad._device)
-    else: v.grad._data += grad._data
-    for hook in list((v._post_accumulate_hooks or {}).values()): hook(v)
+    with device_context(v._device):
+        for hook in list((v._hooks or {}).values()):
+            new = hook(grad)
+            if new is not None: grad = new
+        if create_graph: v.grad = grad if v.grad is None else v.grad + grad
+        elif v.grad is None: v.grad = grad.detach() if _fresh(grad, deliveries) else _wrap(grad._data.copy(), grad._device)
+        else: v.grad._data += grad._data
+        for hook in list((v._post_accumulate_hooks or {}).values()): hook(v)
 
 # %% ../../nbs/02e_engine.ipynb #51cc6c6b
 class _Callbacks(threading.local):

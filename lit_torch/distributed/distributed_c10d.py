@@ -13,6 +13,7 @@ __all__ = ['group', 'ReduceOp', 'Backend', 'Work', 'ProcessGroup', 'GroupMember'
 # %% ../../nbs/12_distributed.ipynb #3bb5a287
 import enum, os, sys, time, traceback
 import numpy as np
+from .._C import device_context
 from .._tensor import Tensor
 
 # %% ../../nbs/12_distributed.ipynb #548dc214
@@ -387,7 +388,8 @@ def _check_tensor(t, name='tensor'):
 
 def _writeback(t, a, copied):
     "Make `t` hold the result `a` (written in place when `a` is `t`'s own array); bump its version."
-    if copied: t._data[...] = a if type(t._data) is type(a) else _to_like(a, t._data)
+    if copied:
+        with device_context(t._device): t._data[...] = a if type(t._data) is type(a) else _to_like(a, t._data)  # on t's GPU
     t._version[0] += 1
 
 def _to_like(a, like):
@@ -461,7 +463,9 @@ def _list_error(tensor_list, tensor, n, name):
     return None
 
 def _fill_list(tensor_list, out):
-    for t, o in zip(tensor_list, out): t._data[...] = _to_like(o, t._data); t._version[0] += 1
+    for t, o in zip(tensor_list, out):
+        with device_context(t._device): t._data[...] = _to_like(o, t._data)
+        t._version[0] += 1
 
 def all_gather(tensor_list, tensor, group=None, async_op=False):
     "Fill `tensor_list[r]` with rank r's `tensor`, on every rank."

@@ -1261,6 +1261,7 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     return NativeBatchNorm.apply(input, weight, bias, running_mean, running_var, bool(training), momentum, eps)
 
 # %% ../../nbs/10_attention.ipynb #ef0e1c77
+from .._C import device_context
 from .._tensor import Tensor
 from ..ops import _broadcast_shape
 from ..shape_ops import cat
@@ -1410,8 +1411,9 @@ def _canonical_mask(mask, mask_name, other_type, other_name, target_type, check_
         warnings.warn(f"Support for mismatched {mask_name} and {other_name} is deprecated. Use same type for both instead.", stacklevel=3)
     if dt != np.bool_: return mask
     xp, ft = get_array_module(mask._data), target_type.numpy if hasattr(target_type, 'numpy') else np.dtype(target_type)
-    a = xp.zeros(mask._data.shape, ft)
-    a[mask._data] = -np.inf
+    with device_context(mask._device):
+        a = xp.zeros(mask._data.shape, ft)
+        a[mask._data] = -np.inf
     return _wrap(a, mask._device)
 
 def _none_or_dtype(input):

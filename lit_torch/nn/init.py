@@ -9,7 +9,7 @@ __all__ = ['calculate_gain', 'uniform_', 'normal_', 'constant_', 'ones_', 'zeros
 # %% ../../nbs/07_init.ipynb #26784184
 import math
 import numpy as np
-from .._C import default_generator_for, get_array_module
+from .._C import default_generator_for, device_context, get_array_module
 from .._tensor import Tensor
 
 # %% ../../nbs/07_init.ipynb #e5a626ee
@@ -18,7 +18,8 @@ def _fill_from(tensor, draw, generator):
     g = generator if generator is not None else default_generator_for(tensor.device)
     rng = g.numpy() if tensor.device.type == 'cpu' else g.cupy()
     xp = get_array_module(tensor._data)
-    tensor._data[...] = xp.asarray(draw(rng, tensor._data.shape)).astype(tensor._data.dtype, copy=False)
+    with device_context(tensor._device):  # the GPU's generator draws on the current GPU
+        tensor._data[...] = xp.asarray(draw(rng, tensor._data.shape)).astype(tensor._data.dtype, copy=False)
     tensor._version[0] += 1
     return tensor
 

@@ -7,7 +7,7 @@ __all__ = ['Adam']
 
 # %% ../../nbs/08b_adam.ipynb #b21ab98f
 import numpy as np
-from .._C import get_array_module, _cpu
+from .._C import device_context, get_array_module, _cpu
 from .._tensor import Tensor, _wrap
 from ..autograd.grad_mode import enable_grad
 from .optimizer import Optimizer, _arr, _check_flags, _to_scalar, _value
@@ -26,40 +26,41 @@ def _lerp_(m, g, weight, xp):
 
 def _adam_update(p, state, lr, beta1, beta2, eps, weight_decay, amsgrad, maximize, decoupled):
     "One Adam step for parameter `p`, in place on its array and on its state tensors."
-    x, g = _arr(p), _arr(p.grad)
-    xp = get_array_module(x)
-    if len(state) == 0:
-        state['step'] = _wrap(np.zeros((), np.float32), _cpu)
-        state['exp_avg'], state['exp_avg_sq'] = _wrap(xp.zeros_like(x), p._device), _wrap(xp.zeros_like(x), p._device)
-        if amsgrad: state['max_exp_avg_sq'] = _wrap(xp.zeros_like(x), p._device)
-    steps = _arr(state['step'])
-    steps += 1
-    step = float(steps)
-    if maximize: g = xp.negative(g)
-    if weight_decay != 0:
-        if decoupled: x *= 1 - lr * weight_decay
-        else:
-            t = xp.multiply(x, weight_decay)
-            t += g
-            g = t
-    m, v = _arr(state['exp_avg']), _arr(state['exp_avg_sq'])
-    t = _lerp_(m, g, 1 - beta1, xp)          # m = beta1 m + (1 - beta1) g
-    xp.multiply(g, 1 - beta2, out=t)
-    t *= g
-    v *= beta2
-    v += t                                   # v = beta2 v + (1 - beta2) g²
-    if amsgrad:
-        vmax = _arr(state['max_exp_avg_sq'])
-        xp.maximum(vmax, v, out=vmax)
-        v = vmax
-    denom = xp.sqrt(v)
-    denom /= (1 - beta2 ** step) ** 0.5
-    denom += eps
-    xp.multiply(m, lr / (1 - beta1 ** step), out=t)
-    t /= denom
-    x -= t
-    for s in state.values(): s._version[0] += 1
-    p._version[0] += 1
+    with device_context(p._device):
+        x, g = _arr(p), _arr(p.grad)
+        xp = get_array_module(x)
+        if len(state) == 0:
+            state['step'] = _wrap(np.zeros((), np.float32), _cpu)
+            state['exp_avg'], state['exp_avg_sq'] = _wrap(xp.zeros_like(x), p._device), _wrap(xp.zeros_like(x), p._device)
+            if amsgrad: state['max_exp_avg_sq'] = _wrap(xp.zeros_like(x), p._device)
+        steps = _arr(state['step'])
+        steps += 1
+        step = float(steps)
+        if maximize: g = xp.negative(g)
+        if weight_decay != 0:
+            if decoupled: x *= 1 - lr * weight_decay
+            else:
+                t = xp.multiply(x, weight_decay)
+                t += g
+                g = t
+        m, v = _arr(state['exp_avg']), _arr(state['exp_avg_sq'])
+        t = _lerp_(m, g, 1 - beta1, xp)          # m = beta1 m + (1 - beta1) g
+        xp.multiply(g, 1 - beta2, out=t)
+        t *= g
+        v *= beta2
+        v += t                                   # v = beta2 v + (1 - beta2) g²
+        if amsgrad:
+            vmax = _arr(state['max_exp_avg_sq'])
+            xp.maximum(vmax, v, out=vmax)
+            v = vmax
+        denom = xp.sqrt(v)
+        denom /= (1 - beta2 ** step) ** 0.5
+        denom += eps
+        xp.multiply(m, lr / (1 - beta1 ** step), out=t)
+        t /= denom
+        x -= t
+        for s in state.values(): s._version[0] += 1
+        p._version[0] += 1
 
 class Adam(Optimizer):
     "Adam: steps scaled per coordinate by bias-corrected moving averages of the gradient and its square."

@@ -133,7 +133,7 @@ def _check_flags(foreach, fused, differentiable):
 # %% ../../nbs/08c_adamw.ipynb #e2cce77b
 from copy import deepcopy
 from itertools import chain
-from .._C import float32
+from .._C import device_context, float32
 from .._tensor import _wrap
 
 # %% ../../nbs/08c_adamw.ipynb #8839b44b
@@ -158,7 +158,8 @@ def _cast_state(param, value, key, group):
             out = value.to(dtype=float32, device=param.device) if group.get('capturable') or group.get('fused') else value
         elif param._data.dtype.kind == 'f': out = value.to(dtype=param.dtype, device=param.device)
         else: out = value.to(device=param.device)
-        return _wrap(value._data.copy(), value._device) if out is value else out
+        if out is not value: return out
+        with device_context(value._device): return _wrap(value._data.copy(), value._device)
     if isinstance(value, dict): return {k: _cast_state(param, v, k, group) for k, v in value.items()}
     if isinstance(value, (list, tuple)): return type(value)(_cast_state(param, v, None, group) for v in value)
     return value

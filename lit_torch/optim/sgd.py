@@ -6,7 +6,7 @@
 __all__ = ['SGD']
 
 # %% ../../nbs/08a_sgd.ipynb #266fdf5c
-from .._C import get_array_module
+from .._C import device_context, get_array_module
 from .._tensor import Tensor, _wrap
 from ..autograd.grad_mode import enable_grad
 from .optimizer import Optimizer, _arr, _check_flags, _value
@@ -14,33 +14,34 @@ from .optimizer import Optimizer, _arr, _check_flags, _value
 # %% ../../nbs/08a_sgd.ipynb #0fed62f6
 def _sgd_update(p, state, lr, weight_decay, momentum, dampening, nesterov, maximize):
     "One SGD step for parameter `p`, in place on its array (and on `state['momentum_buffer']`)."
-    x, g = _arr(p), _arr(p.grad)
-    xp = get_array_module(x)
-    tmp = None  # our scratch array, once we have one; `p.grad`'s array is never written
-    if maximize: g = tmp = xp.negative(g)
-    if weight_decay != 0:
-        t = xp.multiply(x, weight_decay)
-        t += g
-        g = tmp = t
-    if momentum != 0:
-        buf = state.get('momentum_buffer')
-        if buf is None:
-            state['momentum_buffer'] = buf = _wrap(g.copy(), p._device)
-            b = buf._data
-        else:
-            b = _arr(buf)
-            b *= momentum
-            b += g if dampening == 0 else xp.multiply(g, 1 - dampening)
-            buf._version[0] += 1
-        if nesterov:
-            t = xp.multiply(b, momentum)
+    with device_context(p._device):
+        x, g = _arr(p), _arr(p.grad)
+        xp = get_array_module(x)
+        tmp = None  # our scratch array, once we have one; `p.grad`'s array is never written
+        if maximize: g = tmp = xp.negative(g)
+        if weight_decay != 0:
+            t = xp.multiply(x, weight_decay)
             t += g
             g = tmp = t
-        else: g = b
-    if g is tmp: g *= lr
-    else: g = xp.multiply(g, lr, out=tmp)
-    x -= g
-    p._version[0] += 1
+        if momentum != 0:
+            buf = state.get('momentum_buffer')
+            if buf is None:
+                state['momentum_buffer'] = buf = _wrap(g.copy(), p._device)
+                b = buf._data
+            else:
+                b = _arr(buf)
+                b *= momentum
+                b += g if dampening == 0 else xp.multiply(g, 1 - dampening)
+                buf._version[0] += 1
+            if nesterov:
+                t = xp.multiply(b, momentum)
+                t += g
+                g = tmp = t
+            else: g = b
+        if g is tmp: g *= lr
+        else: g = xp.multiply(g, lr, out=tmp)
+        x -= g
+        p._version[0] += 1
 
 class SGD(Optimizer):
     "Stochastic gradient descent, optionally with (Nesterov) momentum, L2 weight decay, or maximizing."

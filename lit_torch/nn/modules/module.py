@@ -416,6 +416,7 @@ Tensor.__deepcopy__ = _tensor_deepcopy
 
 # %% ../../../nbs/06_state_dict.ipynb #2a04f77a
 from collections import namedtuple
+from ..._C import device_context
 
 # %% ../../../nbs/06_state_dict.ipynb #1a85240c
 def _save_to_state_dict(self, destination, prefix, keep_vars):
@@ -492,13 +493,16 @@ class _IncompatibleKeys(namedtuple('IncompatibleKeys', ['missing_keys', 'unexpec
 def _snapshot(module):
     "Everything a load can change: each tensor's data and version, and each module's dicts and attributes."
     mods = list(module.modules())
-    tensors = {id(t): (t, t._data.copy(), t._version[0]) for m in mods for t in [*m._parameters.values(), *m._buffers.values()] if t is not None}
+    tensors = {id(t): (t, _copy_data(t), t._version[0]) for m in mods for t in [*m._parameters.values(), *m._buffers.values()] if t is not None}
     return [(m, dict(m._parameters), dict(m._buffers), dict(m.__dict__)) for m in mods], list(tensors.values())
+
+def _copy_data(t):
+    with device_context(t._device): return t._data.copy()
 
 def _restore(snapshot):
     mods, tensors = snapshot
     for t, data, version in tensors:
-        t._data[...] = data
+        with device_context(t._device): t._data[...] = data
         t._version[0] = version
     for m, params, buffers, attrs in mods:
         m.__dict__.clear(); m.__dict__.update(attrs)

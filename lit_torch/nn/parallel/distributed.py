@@ -9,6 +9,7 @@ __all__ = ['DistributedDataParallel']
 import contextlib, time, weakref
 import numpy as np
 from ...distributed import distributed_c10d as dist
+from ..._C import device_context
 from ..._tensor import Tensor, _wrap
 from ...autograd.grad_mode import is_grad_enabled
 from ...autograd.graph import AccumulateGrad
@@ -24,7 +25,7 @@ class _Bucket:
         self.params, self.index = params, index
         a = params[0]._data
         xp = type(a).__module__.startswith('cupy') and __import__('cupy') or np
-        self.flat = xp.zeros(sum(p._data.size for p in params), a.dtype)
+        with device_context(params[0]._device): self.flat = xp.zeros(sum(p._data.size for p in params), a.dtype)
         self.tensor, self.views, off = _wrap(self.flat, params[0]._device), [], 0
         for p in params:
             self.views.append(_wrap(self.flat[off:off + p._data.size].reshape(p._data.shape), p._device))
@@ -107,13 +108,14 @@ class DistributedDataParallel(Module):
         by_dtype = {}
         for t in tensors: by_dtype.setdefault((t._data.dtype, str(t._device)), []).append(t)
         for ts in by_dtype.values():
-            flat = _wrap(np.concatenate([t._data.ravel() for t in ts]) if isinstance(ts[0]._data, np.ndarray)
-                         else __import__('cupy').concatenate([t._data.ravel() for t in ts]), ts[0]._device)
-            dist.broadcast(flat, src=self.process_group._ranks[0], group=self.process_group)
-            off = 0
-            for t in ts:
-                t._data[...] = flat._data[off:off + t._data.size].reshape(t._data.shape); off += t._data.size
-                t._version[0] += 1
+            with device_context(ts[0]._device):
+                flat = _wrap(np.concatenate([t._data.ravel() for t in ts]) if isinstance(ts[0]._data, np.ndarray)
+                             else __import__('cupy').concatenate([t._data.ravel() for t in ts]), ts[0]._device)
+                dist.broadcast(flat, src=self.process_group._ranks[0], group=self.process_group)
+                off = 0
+                for t in ts:
+                    t._data[...] = flat._data[off:off + t._data.size].reshape(t._data.shape); off += t._data.size
+                    t._version[0] += 1
 
     def forward(self, *inputs, **kwargs):
         if self._expect_hooks and self._n_ready > 0:
