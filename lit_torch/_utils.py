@@ -8,7 +8,7 @@ __all__ = []
 # %% ../nbs/06c_torch_utils.ipynb #50ba0793
 import copyreg
 import numpy as np
-from ._C import array_module, canonical_device, dtype as _dtype_cls
+from ._C import array_module, canonical_device, device_context, dtype as _dtype_cls
 from ._tensor import Tensor, _wrap, from_numpy
 from .storage import TypedStorage
 from .nn.parameter import Parameter
@@ -33,8 +33,10 @@ def _rebuild_tensor(storage, storage_offset, size, stride):
         raise RuntimeError(f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset {storage_offset}, and itemsize {isz} "
                            f"requiring a storage size of {need} are out of bounds for storage of size {raw.size}")
     strides = tuple(s * isz for s in stride)
-    if xp is np: data = np.ndarray(size, dt.numpy, buffer=raw, offset=storage_offset * isz, strides=strides)
-    else: data = xp.ndarray(size, dt.numpy, memptr=raw.data + storage_offset * isz, strides=strides)
+    if xp is np: return _wrap(np.ndarray(size, dt.numpy, buffer=raw, offset=storage_offset * isz, strides=strides), dev)
+    with device_context(dev):  # CuPy: the storage's elements from the offset on, viewed with the strides; no copy
+        flat = raw[storage_offset * isz:]
+        data = xp.lib.stride_tricks.as_strided(flat[:flat.size // isz * isz].view(dt.numpy), size, strides)
     return _wrap(data, dev)
 
 # %% ../nbs/06c_torch_utils.ipynb #7dabd33e
