@@ -30,6 +30,9 @@ from .ops import (add, mul, neg, sum, sub, subtract, div, divide, true_divide, f
                   bitwise_xor, bitwise_not, isnan, isinf, isfinite, mean, var, std, prod, cumsum, logsumexp, amax, amin,
                   max, min, argmax, argmin, all, any, softmax, log_softmax, matmul, mm, bmm, dot, mv, clone, return_types)
 
+# The ATen ops behind nn's layers that torch also exposes at the top level (nbs/07g_activation.ipynb and the nn pages after it)
+from .ops import threshold, threshold_, relu_, rrelu, rrelu_, celu, celu_, selu, selu_, hardshrink, prelu
+
 # Shapes, indexing, joining, gather/scatter (nbs/03a_shape.ipynb); torch/functional.py (nbs/03b_functional.ipynb)
 from .shape_ops import (permute, transpose, swapaxes, swapdims, t, unsqueeze, squeeze, flatten, unflatten, movedim,
                         moveaxis, select, narrow, cat, concat, concatenate, stack, chunk, unbind, gather,

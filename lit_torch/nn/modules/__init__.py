@@ -4,10 +4,12 @@ from .module import (Module, register_module_forward_pre_hook, register_module_f
 from .container import Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict
 from .linear import Identity, Linear
 from .sparse import Embedding
-from .dropout import Dropout
+from .dropout import Dropout, Dropout1d, Dropout2d, Dropout3d, AlphaDropout, FeatureAlphaDropout
 from .normalization import LayerNorm
 from .flatten import Flatten, Unflatten
-from .activation import ReLU, GELU, SiLU, Tanh, Sigmoid, Softmax, LogSoftmax, MultiheadAttention
+from .activation import (Threshold, ReLU, RReLU, Hardtanh, ReLU6, Sigmoid, Hardsigmoid, Tanh, SiLU, Mish, Hardswish, ELU,
+                         CELU, SELU, GLU, GELU, Hardshrink, LeakyReLU, LogSigmoid, Softplus, Softshrink, MultiheadAttention,
+                         PReLU, Softsign, Tanhshrink, Softmin, Softmax, Softmax2d, LogSoftmax)
 from .conv import Conv1d, Conv2d
 from .pooling import MaxPool2d, AvgPool2d, AdaptiveAvgPool2d
 from .loss import MSELoss, L1Loss, CrossEntropyLoss, NLLLoss, BCEWithLogitsLoss
