@@ -32,6 +32,10 @@ from .ops import (add, mul, neg, sum, sub, subtract, div, divide, true_divide, f
 
 # The ATen ops behind nn's layers that torch also exposes at the top level (nbs/07g_activation.ipynb and the nn pages after it)
 from .ops import threshold, threshold_, relu_, rrelu, rrelu_, celu, celu_, selu, selu_, hardshrink, prelu
+from .ops import (dropout, dropout_, feature_dropout, feature_dropout_, alpha_dropout, alpha_dropout_, feature_alpha_dropout,
+                  feature_alpha_dropout_)
+from .ops import layer_norm, group_norm, rms_norm
+from .ops import pairwise_distance, pdist, cosine_similarity
 
 # Shapes, indexing, joining, gather/scatter (nbs/03a_shape.ipynb); torch/functional.py (nbs/03b_functional.ipynb)
 from .shape_ops import (permute, transpose, swapaxes, swapdims, t, unsqueeze, squeeze, flatten, unflatten, movedim,

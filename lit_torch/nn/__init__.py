@@ -3,10 +3,12 @@ from .parameter import Parameter
 from .modules import (Module, register_module_forward_pre_hook, register_module_forward_hook,
                       register_module_full_backward_pre_hook, register_module_full_backward_hook)
 from .modules import (Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict, Identity, Linear, Embedding,
-                      Dropout, Dropout1d, Dropout2d, Dropout3d, AlphaDropout, FeatureAlphaDropout, LayerNorm, Flatten, Unflatten)
+                      Dropout, Dropout1d, Dropout2d, Dropout3d, AlphaDropout, FeatureAlphaDropout, LocalResponseNorm, CrossMapLRN2d, LayerNorm, GroupNorm, RMSNorm,
+                      Flatten, Unflatten)
 from .modules import (Threshold, ReLU, RReLU, Hardtanh, ReLU6, Sigmoid, Hardsigmoid, Tanh, SiLU, Mish, Hardswish, ELU, CELU,
                       SELU, GLU, GELU, Hardshrink, LeakyReLU, LogSigmoid, Softplus, Softshrink, MultiheadAttention, PReLU,
                       Softsign, Tanhshrink, Softmin, Softmax, Softmax2d, LogSoftmax)
+from .modules import PairwiseDistance, CosineSimilarity
 from .modules import (Conv1d, Conv2d, MaxPool2d, AvgPool2d, AdaptiveAvgPool2d, MSELoss, L1Loss,
                       CrossEntropyLoss, NLLLoss, BCEWithLogitsLoss, BatchNorm1d, BatchNorm2d, BatchNorm3d, SyncBatchNorm,
                       Transformer, TransformerEncoder, TransformerDecoder, TransformerEncoderLayer, TransformerDecoderLayer)

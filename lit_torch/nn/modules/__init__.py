@@ -5,12 +5,13 @@ from .container import Sequential, ModuleList, ModuleDict, ParameterList, Parame
 from .linear import Identity, Linear
 from .sparse import Embedding
 from .dropout import Dropout, Dropout1d, Dropout2d, Dropout3d, AlphaDropout, FeatureAlphaDropout
-from .normalization import LayerNorm
+from .normalization import LocalResponseNorm, CrossMapLRN2d, LayerNorm, GroupNorm, RMSNorm
 from .flatten import Flatten, Unflatten
 from .activation import (Threshold, ReLU, RReLU, Hardtanh, ReLU6, Sigmoid, Hardsigmoid, Tanh, SiLU, Mish, Hardswish, ELU,
                          CELU, SELU, GLU, GELU, Hardshrink, LeakyReLU, LogSigmoid, Softplus, Softshrink, MultiheadAttention,
                          PReLU, Softsign, Tanhshrink, Softmin, Softmax, Softmax2d, LogSoftmax)
 from .conv import Conv1d, Conv2d
+from .distance import PairwiseDistance, CosineSimilarity
 from .pooling import MaxPool2d, AvgPool2d, AdaptiveAvgPool2d
 from .loss import MSELoss, L1Loss, CrossEntropyLoss, NLLLoss, BCEWithLogitsLoss
 from .batchnorm import BatchNorm1d, BatchNorm2d, BatchNorm3d, SyncBatchNorm
