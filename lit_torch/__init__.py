@@ -36,6 +36,8 @@ from .ops import (dropout, dropout_, feature_dropout, feature_dropout_, alpha_dr
                   feature_alpha_dropout_)
 from .ops import layer_norm, group_norm, rms_norm
 from .ops import pairwise_distance, pdist, cosine_similarity
+from .ops import (kl_div, poisson_nll_loss, margin_ranking_loss, hinge_embedding_loss, cosine_embedding_loss, triplet_margin_loss,
+                  ctc_loss, binary_cross_entropy_with_logits)
 
 # Shapes, indexing, joining, gather/scatter (nbs/03a_shape.ipynb); torch/functional.py (nbs/03b_functional.ipynb)
 from .shape_ops import (permute, transpose, swapaxes, swapdims, t, unsqueeze, squeeze, flatten, unflatten, movedim,

@@ -9,8 +9,11 @@ from .modules import (Threshold, ReLU, RReLU, Hardtanh, ReLU6, Sigmoid, Hardsigm
                       SELU, GLU, GELU, Hardshrink, LeakyReLU, LogSigmoid, Softplus, Softshrink, MultiheadAttention, PReLU,
                       Softsign, Tanhshrink, Softmin, Softmax, Softmax2d, LogSoftmax)
 from .modules import PairwiseDistance, CosineSimilarity
-from .modules import (Conv1d, Conv2d, MaxPool2d, AvgPool2d, AdaptiveAvgPool2d, MSELoss, L1Loss,
-                      CrossEntropyLoss, NLLLoss, BCEWithLogitsLoss, BatchNorm1d, BatchNorm2d, BatchNorm3d, SyncBatchNorm,
+from .modules import (L1Loss, NLLLoss, NLLLoss2d, PoissonNLLLoss, GaussianNLLLoss, KLDivLoss, MSELoss, BCELoss, BCEWithLogitsLoss,
+                      HingeEmbeddingLoss, MultiLabelMarginLoss, SmoothL1Loss, HuberLoss, SoftMarginLoss, CrossEntropyLoss,
+                      LinearCrossEntropyLoss, MultiLabelSoftMarginLoss, CosineEmbeddingLoss, MarginRankingLoss, MultiMarginLoss,
+                      TripletMarginLoss, TripletMarginWithDistanceLoss, CTCLoss)
+from .modules import (Conv1d, Conv2d, MaxPool2d, AvgPool2d, AdaptiveAvgPool2d, BatchNorm1d, BatchNorm2d, BatchNorm3d, SyncBatchNorm,
                       Transformer, TransformerEncoder, TransformerDecoder, TransformerEncoderLayer, TransformerDecoderLayer)
 from . import init, functional, modules, parallel
 from .parallel import DataParallel

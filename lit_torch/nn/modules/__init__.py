@@ -13,7 +13,10 @@ from .activation import (Threshold, ReLU, RReLU, Hardtanh, ReLU6, Sigmoid, Hards
 from .conv import Conv1d, Conv2d
 from .distance import PairwiseDistance, CosineSimilarity
 from .pooling import MaxPool2d, AvgPool2d, AdaptiveAvgPool2d
-from .loss import MSELoss, L1Loss, CrossEntropyLoss, NLLLoss, BCEWithLogitsLoss
+from .loss import (L1Loss, NLLLoss, NLLLoss2d, PoissonNLLLoss, GaussianNLLLoss, KLDivLoss, MSELoss, BCELoss, BCEWithLogitsLoss,
+                   HingeEmbeddingLoss, MultiLabelMarginLoss, SmoothL1Loss, HuberLoss, SoftMarginLoss, CrossEntropyLoss,
+                   LinearCrossEntropyLoss, MultiLabelSoftMarginLoss, CosineEmbeddingLoss, MarginRankingLoss, MultiMarginLoss,
+                   TripletMarginLoss, TripletMarginWithDistanceLoss, CTCLoss)
 from .batchnorm import BatchNorm1d, BatchNorm2d, BatchNorm3d, SyncBatchNorm
 from .transformer import (Transformer, TransformerEncoder, TransformerDecoder, TransformerEncoderLayer,
                           TransformerDecoderLayer)

@@ -28,6 +28,7 @@ class Embedding(Module):
     def reset_parameters(self):
         init.normal_(self.weight)
         if self.padding_idx is not None: self.weight._data[self.padding_idx] = 0
-    def forward(self, input): return F.embedding(input, self.weight, self.padding_idx)
+    def forward(self, input):
+        return F.embedding(input, self.weight, self.padding_idx, self.max_norm, self.norm_type, self.scale_grad_by_freq, self.sparse)
     def extra_repr(self):
         return f'{self.num_embeddings}, {self.embedding_dim}' + (f', padding_idx={self.padding_idx}' if self.padding_idx is not None else '')
