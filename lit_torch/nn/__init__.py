@@ -2,7 +2,7 @@
 from .parameter import Parameter
 from .modules import (Module, register_module_forward_pre_hook, register_module_forward_hook,
                       register_module_full_backward_pre_hook, register_module_full_backward_hook)
-from .modules import (Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict, Identity, Linear, Embedding,
+from .modules import (Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict, Identity, Linear, Embedding, EmbeddingBag,
                       Dropout, Dropout1d, Dropout2d, Dropout3d, AlphaDropout, FeatureAlphaDropout, LocalResponseNorm, CrossMapLRN2d, LayerNorm, GroupNorm, RMSNorm,
                       Flatten, Unflatten)
 from .modules import (Threshold, ReLU, RReLU, Hardtanh, ReLU6, Sigmoid, Hardsigmoid, Tanh, SiLU, Mish, Hardswish, ELU, CELU,
@@ -14,6 +14,7 @@ from .modules import (L1Loss, NLLLoss, NLLLoss2d, PoissonNLLLoss, GaussianNLLLos
                       LinearCrossEntropyLoss, MultiLabelSoftMarginLoss, CosineEmbeddingLoss, MarginRankingLoss, MultiMarginLoss,
                       TripletMarginLoss, TripletMarginWithDistanceLoss, CTCLoss)
 from .modules import (Conv1d, Conv2d, MaxPool2d, AvgPool2d, AdaptiveAvgPool2d, BatchNorm1d, BatchNorm2d, BatchNorm3d, SyncBatchNorm,
+                      InstanceNorm1d, InstanceNorm2d, InstanceNorm3d,
                       Transformer, TransformerEncoder, TransformerDecoder, TransformerEncoderLayer, TransformerDecoderLayer)
 from . import init, functional, modules, parallel
 from .parallel import DataParallel
