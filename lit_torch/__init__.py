@@ -35,7 +35,7 @@ from .ops import threshold, threshold_, relu_, rrelu, rrelu_, celu, celu_, selu,
 from .ops import (dropout, dropout_, feature_dropout, feature_dropout_, alpha_dropout, alpha_dropout_, feature_alpha_dropout,
                   feature_alpha_dropout_)
 from .ops import bilinear, embedding, embedding_bag
-from .ops import layer_norm, group_norm, rms_norm
+from .ops import layer_norm, group_norm, rms_norm, batch_norm, instance_norm
 from .ops import pairwise_distance, pdist, cosine_similarity
 from .ops import (kl_div, poisson_nll_loss, margin_ranking_loss, hinge_embedding_loss, cosine_embedding_loss, triplet_margin_loss,
                   ctc_loss, binary_cross_entropy_with_logits)

@@ -383,6 +383,7 @@ def _renorm_rows(weight, idx, max_norm, norm_type):
 
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False, sparse=False):
     "The rows of `weight` at the indices `input`."
+    if weight.ndim != 2: raise RuntimeError("'weight' must be 2-D")
     if input._data.dtype not in (np.int64, np.int32):
         raise RuntimeError(f"Expected tensor for argument #1 'indices' to have one of the following scalar types: Long, Int; but got torch.{_type_name(input._data.dtype)}Tensor instead (while checking arguments for embedding)")
     n = weight.shape[0]
@@ -1170,6 +1171,11 @@ def _embedding_bag(weight, input, offsets, scale_grad_by_freq, mode, per_sample_
     "PyTorch's `embedding_bag` op: (output, offset2bag, bag_size, max_indices)."
     idx, off = input._data, offsets._data
     xp, M = get_array_module(idx), idx.shape[0]
+    if padding_idx is not None:
+        n = weight.shape[0]
+        if not -n <= padding_idx < n:
+            raise RuntimeError(f"padding_idx must be within the number of embeddings, {-n} through {n - 1}, but got {padding_idx}")
+        padding_idx %= n
     if off.size and int(off[0]) != 0:
         raise RuntimeError(f"offsets[0] has to be 0, i.e., the first sequence in the mini-batch has to start from position 0. However, got {int(off[0])}")
     if off.size and int(off[-1]) > M:
@@ -1309,7 +1315,7 @@ def _channel_window_mean(a, size):
     for i in range(size):
         s = padded.narrow(1, i, C)
         acc = s if acc is None else acc + s
-    return acc / size
+    return acc / size if a._data.dtype.kind == 'f' else acc // size  # an integer average pool truncates, in PyTorch
 
 def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.):
     "Divide each value by `(k + α·mean of the squares over `size` neighbouring channels)^β`."
@@ -1909,7 +1915,7 @@ class NativeBatchNorm(Function):
 # %% ../../nbs/09_batchnorm.ipynb #e87b4d81
 def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1, eps=1e-05):
     "Normalize each channel (dimension 1) over the batch and all other dimensions, then scale and shift."
-    if input.ndim < 2:
+    if input.ndim < 2 and input.numel():
         raise IndexError(f"Dimension out of range (expected to be in range of [{-max(input.ndim, 1)}, {max(input.ndim, 1) - 1}], but got 1)")
     size = input.size()
     if training:
@@ -1924,6 +1930,7 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     else:
         for t, name in ((running_mean, 'running_mean'), (running_var, 'running_var')):
             if t is None: raise RuntimeError(f"{name} must be defined in evaluation mode")
+    if input.ndim < 2: return input.clone()  # an empty 1-D input: nothing to normalize
     c = size[1]
     for t, name in ((weight, 'weight'), (bias, 'bias'), (running_mean, 'running_mean'), (running_var, 'running_var')):
         if t is None: continue
