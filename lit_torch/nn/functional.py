@@ -1192,6 +1192,7 @@ def _embedding_bag(weight, input, offsets, scale_grad_by_freq, mode, per_sample_
     out = _BagReduce.apply(rows, bag, starts, mode)
     size = xp.bincount(bag[bag >= 0], minlength=B)[:B] if B else xp.zeros(0, np.int64)
     if mode == 'mean': out = out / _like(xp.maximum(size, 1).astype(out._data.dtype)[:, None], out)
+    if mode == 'sum': size = size * 0  # PyTorch fills bag_size for 'mean' and 'max' only
     return out, _like(xp.maximum(bag, 0), input), _like(size.astype(np.int64), input), _like(xp.zeros(B, np.int64), input)
 
 # %% ../../nbs/07c_sparse.ipynb #c7a1e007
