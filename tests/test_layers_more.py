@@ -141,21 +141,24 @@ def test_activation_errors(call): check_same_error(call)
 def test_dropout_modules(name, shape):
     x = np.random.default_rng(1).standard_normal(shape)
     run_module(lambda m: getattr(m.nn, name)(0.3), [x], train=False)  # eval: the identity in both
+    lt.manual_seed(0)
     ml = getattr(lt.nn, name)(0.3)
     xl = lt.tensor(x, requires_grad=True)
     y = ml(xl); y.sum().backward()
     yn, g = y.detach().numpy(), xl.grad.numpy()
     mult = g.reshape(shape)
-    if name in ('Dropout1d', 'Dropout2d', 'Dropout3d', 'FeatureAlphaDropout'):  # one draw per (sample, channel)
+    feature = name in ('Dropout1d', 'Dropout2d', 'Dropout3d', 'FeatureAlphaDropout')
+    draws = shape[0] * shape[1] if feature else int(np.prod(shape))
+    if feature:  # one draw per (sample, channel)
         flat = mult.reshape(shape[0], shape[1], -1)
         assert (flat == flat[..., :1]).all()
-    if 'Alpha' in name:  # mean 0 and variance 1 kept; dropped values at alpha' (times the scale, plus the shift)
-        assert abs(yn.mean()) < 0.05 and abs(yn.var() - 1) < 0.1
+    if 'Alpha' in name:  # mean 0 and variance 1 kept (within 5 sigma of the draws); dropped values at alpha' (scaled, shifted)
+        assert abs(yn.mean()) < 5 / math.sqrt(draws) and abs(yn.var() - 1) < 10 / math.sqrt(draws)
         a = 1 / math.sqrt((1.7580993408473766 ** 2 * 0.3 + 1) * 0.7)
         np.testing.assert_allclose(np.unique(np.round(mult, 10)), [0., round(a, 10)])
     else:
         np.testing.assert_allclose(np.unique(mult), [0., 1 / 0.7]); np.testing.assert_allclose(yn, x * mult, rtol=1e-12)
-        assert abs((mult == 0).mean() - 0.3) < 0.1
+        assert abs((mult == 0).mean() - 0.3) < 5 * math.sqrt(0.21 / draws)
 
 def test_dropout_unbatched_and_errors():
     y = lt.nn.functional.dropout1d(lt.ones(16, 50), 0.5)
