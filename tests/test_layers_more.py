@@ -468,3 +468,23 @@ def test_lazy_load_state_dict_and_errors():
     np.testing.assert_allclose(_np(l(lt.ones(1, 5))), _np(src(torch.ones(1, 5))), rtol=1e-6)
     with pytest.raises(RuntimeError, match="Can't access the shape of an uninitialized parameter"): lt.nn.LazyLinear(3).weight.shape
     p = lt.nn.UninitializedParameter(); assert repr(p) == repr(torch.nn.UninitializedParameter())
+
+# ------------------------------------------------------------------------------------------------ devices
+DEVICE_CASES = {
+    'activations': (lambda m, a, w: m.nn.functional.selu(a) + m.nn.functional.mish(a) + m.nn.functional.prelu(a, w) + m.nn.functional.hardswish(a), [(3, 4), (4,)]),
+    'glu_softmin': (lambda m, a, w: m.nn.functional.glu(a, 1) * m.nn.functional.softmin(a, 1)[:, :2] + w[:2], [(3, 4), (4,)]),
+    'norms': (lambda m, a, w: m.nn.functional.group_norm(a.reshape(3, 4, 1) * 1., 2, w, w) + m.nn.functional.rms_norm(a.reshape(3, 4, 1), (1,)), [(3, 4), (4,)]),
+    'instance_lrn': (lambda m, a, w: m.nn.functional.instance_norm(a.reshape(1, 3, 4), weight=w[:3]) + m.nn.functional.local_response_norm(a.reshape(1, 3, 4), 2), [(3, 4), (4,)]),
+    'distances': (lambda m, a, w: m.nn.functional.pairwise_distance(a, w) + m.nn.functional.cosine_similarity(a, w.expand(3, 4)) + m.nn.functional.pdist(a)[:3], [(3, 4), (4,)]),
+    'losses': (lambda m, a, w: m.nn.functional.huber_loss(a, w.expand(3, 4)) + m.nn.functional.kl_div(a, w.softmax(0).expand(3, 4), reduction='batchmean')
+               + m.nn.functional.triplet_margin_loss(a, a * 2, w.expand(3, 4)) + m.nn.functional.multi_margin_loss(a, m.tensor([0, 3, 1], device=a.device)), [(3, 4), (4,)]),
+    'ctc': (lambda m, a, w: m.nn.functional.ctc_loss(a.reshape(3, 1, 4).log_softmax(2), m.tensor([[1, 2]], device=a.device), [3], [2]) * w.sum(), [(3, 4), (4,)]),
+    'bilinear_bag': (lambda m, a, w: m.nn.functional.bilinear(a, a, w.reshape(1, 2, 2).expand(1, 2, 2).repeat(1, 2, 2)).sum() + m.nn.functional.embedding_bag(
+        m.tensor([0, 2, 1], device=a.device), a, m.tensor([0, 1], device=a.device)).sum(), [(3, 4), (4,)]),
+}
+
+@pytest.mark.parametrize('name', DEVICE_CASES)
+def test_new_functions_on_a_virtual_device(name):
+    "Outputs and gradients stay on the inputs' device (a virtual CPU device here; CUDA where a GPU is present)."
+    fn, shapes = DEVICE_CASES[name]
+    check_op(fn, shapes, device='cpu:1', atol=1e-5)
