@@ -30,6 +30,16 @@ from .ops import (add, mul, neg, sum, sub, subtract, div, divide, true_divide, f
                   bitwise_xor, bitwise_not, isnan, isinf, isfinite, mean, var, std, prod, cumsum, logsumexp, amax, amin,
                   max, min, argmax, argmin, all, any, softmax, log_softmax, matmul, mm, bmm, dot, mv, clone, return_types)
 
+# The ATen ops behind nn's layers that torch also exposes at the top level (nbs/07g_activation.ipynb and the nn pages after it)
+from .ops import threshold, threshold_, relu_, rrelu, rrelu_, celu, celu_, selu, selu_, hardshrink, prelu
+from .ops import (dropout, dropout_, feature_dropout, feature_dropout_, alpha_dropout, alpha_dropout_, feature_alpha_dropout,
+                  feature_alpha_dropout_)
+from .ops import bilinear, embedding, embedding_bag
+from .ops import layer_norm, group_norm, rms_norm, batch_norm, instance_norm
+from .ops import pairwise_distance, pdist, cosine_similarity
+from .ops import (kl_div, poisson_nll_loss, margin_ranking_loss, hinge_embedding_loss, cosine_embedding_loss, triplet_margin_loss,
+                  ctc_loss, binary_cross_entropy_with_logits)
+
 # Shapes, indexing, joining, gather/scatter (nbs/03a_shape.ipynb); torch/functional.py (nbs/03b_functional.ipynb)
 from .shape_ops import (permute, transpose, swapaxes, swapdims, t, unsqueeze, squeeze, flatten, unflatten, movedim,
                         moveaxis, select, narrow, cat, concat, concatenate, stack, chunk, unbind, gather,

@@ -229,6 +229,20 @@ class _Fn:
 class _Size(tuple):
     def __repr__(self): return f'Size({list(self)})'
 
+class _Mod:
+    "A stateless torch module passed as an argument (`distance_function=PairwiseDistance()`): lit_torch's class of the same name, same options."
+    __slots__ = ('module',)
+    def __init__(self, module): self.module = module
+    def __repr__(self): return f'{type(self.module).__name__}()'
+
+def _thaw_module(m):
+    cls = getattr(lt.nn, type(m).__name__, None)
+    if cls is None: raise _Fail(f'lit_torch lacks nn.{type(m).__name__}')
+    lm = cls.__new__(cls)
+    lt.nn.Module.__init__(lm)
+    lm.__dict__.update({k: v for k, v in vars(m).items() if not k.startswith('_')})
+    return lm
+
 def freeze(obj, memo):
     if isinstance(obj, torch.Tensor):
         if id(obj) not in memo:
@@ -245,6 +259,10 @@ def freeze(obj, memo):
     if isinstance(obj, tuple) and hasattr(obj, '_fields'): return type(obj)(*(freeze(x, memo) for x in obj))
     if isinstance(obj, (list, tuple)): return type(obj)(freeze(x, memo) for x in obj)
     if isinstance(obj, dict): return {k: freeze(v, memo) for k, v in obj.items()}
+    if isinstance(obj, torch.nn.Module):
+        if next(iter(obj.parameters()), None) is not None or next(iter(obj.buffers()), None) is not None:
+            raise Unconvertible(f'a torch module with parameters or buffers ({type(obj).__name__})')
+        return _Mod(obj)
     if callable(obj) and id(obj) in _PATHS: return _Fn(obj)
     return obj
 
@@ -270,6 +288,7 @@ def thaw(obj, lib, memo, leaves):
         if value is None: raise _Fail(f'lit_torch lacks torch.{obj.name}')
         return value
     if isinstance(obj, _Fn): return obj.fn if lib is torch else translate(obj.fn)
+    if isinstance(obj, _Mod): return obj.module if lib is torch else _thaw_module(obj.module)
     if isinstance(obj, tuple) and hasattr(obj, '_fields'): return type(obj)(*(thaw(x, lib, memo, leaves) for x in obj))
     if isinstance(obj, (list, tuple)): return type(obj)(thaw(x, lib, memo, leaves) for x in obj)
     if isinstance(obj, dict): return {k: thaw(v, lib, memo, leaves) for k, v in obj.items()}

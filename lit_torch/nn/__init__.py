@@ -1,11 +1,21 @@
 # torch.nn's front door: it only imports (written by hand, like lit_torch/__init__.py).
-from .parameter import Parameter
+from .parameter import Parameter, UninitializedParameter, UninitializedBuffer
 from .modules import (Module, register_module_forward_pre_hook, register_module_forward_hook,
                       register_module_full_backward_pre_hook, register_module_full_backward_hook)
-from .modules import (Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict, Identity, Linear, Embedding,
-                      Dropout, LayerNorm, Flatten, Unflatten, ReLU, GELU, SiLU, Tanh, Sigmoid, Softmax, LogSoftmax,
-                      MultiheadAttention, Conv1d, Conv2d, MaxPool2d, AvgPool2d, AdaptiveAvgPool2d, MSELoss, L1Loss,
-                      CrossEntropyLoss, NLLLoss, BCEWithLogitsLoss, BatchNorm1d, BatchNorm2d, BatchNorm3d, SyncBatchNorm,
+from .modules import (Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict, Identity, Linear, Bilinear, LazyLinear, Embedding, EmbeddingBag,
+                      Dropout, Dropout1d, Dropout2d, Dropout3d, AlphaDropout, FeatureAlphaDropout, LocalResponseNorm, CrossMapLRN2d, LayerNorm, GroupNorm, RMSNorm,
+                      Flatten, Unflatten)
+from .modules import (Threshold, ReLU, RReLU, Hardtanh, ReLU6, Sigmoid, Hardsigmoid, Tanh, SiLU, Mish, Hardswish, ELU, CELU,
+                      SELU, GLU, GELU, Hardshrink, LeakyReLU, LogSigmoid, Softplus, Softshrink, MultiheadAttention, PReLU,
+                      Softsign, Tanhshrink, Softmin, Softmax, Softmax2d, LogSoftmax)
+from .modules import PairwiseDistance, CosineSimilarity
+from .modules import (L1Loss, NLLLoss, NLLLoss2d, PoissonNLLLoss, GaussianNLLLoss, KLDivLoss, MSELoss, BCELoss, BCEWithLogitsLoss,
+                      HingeEmbeddingLoss, MultiLabelMarginLoss, SmoothL1Loss, HuberLoss, SoftMarginLoss, CrossEntropyLoss,
+                      LinearCrossEntropyLoss, MultiLabelSoftMarginLoss, CosineEmbeddingLoss, MarginRankingLoss, MultiMarginLoss,
+                      TripletMarginLoss, TripletMarginWithDistanceLoss, CTCLoss)
+from .modules import (Conv1d, Conv2d, MaxPool2d, AvgPool2d, AdaptiveAvgPool2d, BatchNorm1d, BatchNorm2d, BatchNorm3d, LazyBatchNorm1d, LazyBatchNorm2d,
+                      LazyBatchNorm3d, SyncBatchNorm, InstanceNorm1d, InstanceNorm2d, InstanceNorm3d, LazyInstanceNorm1d,
+                      LazyInstanceNorm2d, LazyInstanceNorm3d,
                       Transformer, TransformerEncoder, TransformerDecoder, TransformerEncoderLayer, TransformerDecoderLayer)
 from . import init, functional, modules, parallel
 from .parallel import DataParallel

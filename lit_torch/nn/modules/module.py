@@ -543,3 +543,19 @@ def register_load_state_dict_post_hook(self, hook):
     return _register(self._load_state_dict_post_hooks, hook)
 
 Module.load_state_dict, Module.register_load_state_dict_post_hook = load_state_dict, register_load_state_dict_post_hook
+
+# %% ../../../nbs/06b_lazy.ipynb #6b1a0005
+import functools
+
+# %% ../../../nbs/06b_lazy.ipynb #6b1a0012
+def _register_load_state_dict_pre_hook(self, hook, with_module=False):
+    "Run `hook(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs)` before this module loads (with the module first when `with_module`)."
+    return _register(self._load_state_dict_pre_hooks, functools.partial(hook, self) if with_module else hook)
+
+def register_load_state_dict_pre_hook(self, hook):
+    "Run `hook(module, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs)` before this module loads."
+    return self._register_load_state_dict_pre_hook(hook, with_module=True)
+
+# %% ../../../nbs/06b_lazy.ipynb #6b1a0013
+Module._register_load_state_dict_pre_hook = _register_load_state_dict_pre_hook
+Module.register_load_state_dict_pre_hook = register_load_state_dict_pre_hook
