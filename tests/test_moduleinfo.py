@@ -62,11 +62,8 @@ SKIP_SAMPLES = [
 # A failing sample that matches none of its entry's patterns fails the test as a regression.
 BN_EMPTY = ('an empty batch (N=0) raises ValueError in forward (cannot reshape array of size 0); torch returns an '
             'empty output and empty gradients', r'\] zero_batch ')
-CONV_PADDING_MODE = ("padding_mode other than 'zeros' raises NotImplementedError at construction", r'padding_mode=')
 KNOWN = {
-    'nn.AvgPool2d': [('divisor_override is ignored: lit_torch divides by the window size', r'divisor_override=')],
     'nn.BatchNorm1d': [BN_EMPTY], 'nn.BatchNorm2d': [BN_EMPTY], 'nn.BatchNorm3d': [BN_EMPTY],
-    'nn.Conv1d': [CONV_PADDING_MODE], 'nn.Conv2d': [CONV_PADDING_MODE],
     'nn.CrossEntropyLoss': [('every target ignored with reduction=mean: torch gives a nan loss and a zero gradient, '
                              'lit_torch a nan gradient (0/0 in backward)', r'\] 2d_ignore_index(_label_smoothing)?_mean ')],
     'nn.GELU': [('0-d input: the float32 erf (forward) and the backward write into NumPy scalars with out= '
@@ -84,7 +81,7 @@ def _extra_inputs(name, dtype, training):
                 ModuleInput(FunctionInput(4, 3, padding_idx=1), FunctionInput(idx), desc='extra_padding_idx'),
                 ModuleInput(FunctionInput(4, 3, max_norm=0.5, norm_type=1.0), FunctionInput(idx), desc='extra_max_norm_l1')]
     x = lambda *shape: torch.randn(*shape, dtype=dtype, generator=torch.Generator().manual_seed(7)).requires_grad_()
-    conv = {'nn.Conv1d': 1, 'nn.Conv2d': 2}
+    conv = {'nn.Conv1d': 1, 'nn.Conv2d': 2, 'nn.Conv3d': 3}
     if name in conv:
         n = conv[name]
         return [ModuleInput(FunctionInput(4, 6, 3, **kw), FunctionInput(x(2, 4, *[9] * n)), desc=f'extra_{d}')
@@ -93,6 +90,13 @@ def _extra_inputs(name, dtype, training):
                               ('circular', dict(padding=2, padding_mode='circular')),
                               ('replicate', dict(padding=1, padding_mode='replicate')),
                               ('same_dilation', dict(padding='same', dilation=2)), ('valid', dict(padding='valid'))]]
+    convt = {'nn.ConvTranspose1d': 1, 'nn.ConvTranspose2d': 2, 'nn.ConvTranspose3d': 3}
+    if name in convt:
+        n = convt[name]
+        return [ModuleInput(FunctionInput(4, 6, k, **kw), FunctionInput(x(2, 4, *[5] * n)), desc=f'extra_{d}')
+                for d, k, kw in [('stride_output_padding', 3, dict(stride=2, padding=1, output_padding=1)),
+                                 ('groups_dilation', 3, dict(groups=2, dilation=2, bias=False)),
+                                 ('dcgan', 4, dict(stride=2, padding=1))]]
     if name == 'nn.MaxPool2d':
         return [ModuleInput(FunctionInput(3, **kw), FunctionInput(x(2, 3, 8, 7)), desc=f'extra_{d}')
                 for d, kw in [('ceil_mode', dict(stride=2, ceil_mode=True)), ('dilation', dict(stride=1, dilation=2)),
