@@ -12,6 +12,7 @@ from .modules import (Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d,
                       LPPool2d, LPPool3d, AdaptiveMaxPool1d, AdaptiveMaxPool2d, AdaptiveMaxPool3d, AdaptiveAvgPool1d,
                       AdaptiveAvgPool3d, CircularPad1d, CircularPad2d, CircularPad3d, ConstantPad1d, ConstantPad2d,
                       ConstantPad3d, ReflectionPad1d, ReflectionPad2d, ReflectionPad3d, ReplicationPad1d, ReplicationPad2d,
-                      ReplicationPad3d, ZeroPad1d, ZeroPad2d, ZeroPad3d)
+                      ReplicationPad3d, ZeroPad1d, ZeroPad2d, ZeroPad3d, Upsample, UpsamplingNearest2d, UpsamplingBilinear2d,
+                      PixelShuffle, PixelUnshuffle, Fold, Unfold, ChannelShuffle)
 from . import init, functional, modules, parallel
 from .parallel import DataParallel
