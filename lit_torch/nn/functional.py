@@ -732,7 +732,7 @@ def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation
 
 # %% ../../nbs/04_functional.ipynb #7d27b1a2
 def _avg_divisor(shape, geo, count_include_pad, divisor_override, xp, dtype):
-    if divisor_override: return dtype.type(divisor_override)
+    if divisor_override is not None: return dtype.type(divisor_override)
     nd, div = len(geo['k']), 1
     for i, (n, o, k, s, p) in enumerate(zip(shape[-nd:], geo['outs'], geo['k'], geo['s'], geo['p'])):
         start = np.arange(o) * s - p
@@ -769,6 +769,7 @@ class _AvgPoolBackward(Function):
 
 def _avg_pool(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, nd):
     _check_float(input, f'avg_pool{nd}d')
+    if divisor_override is not None and divisor_override == 0: raise RuntimeError("divisor must be not zero")
     k, s, p, d = _pool_args(input, kernel_size, stride, padding, 1, nd, f'avg_pool{nd}d')
     outs, pads = _pool_geometry(input.shape, k, s, p, d, ceil_mode)
     geo = dict(k=k, s=s, p=p, d=d, outs=outs, pads=pads)
