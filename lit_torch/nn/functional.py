@@ -550,6 +550,8 @@ def _conv(input, weight, bias, stride, padding, dilation, groups, nd):
     if ws[0] % groups: raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by {groups} at dimension 0, but got weight of size [{ws}] instead")
     if xs[1] != ws[1] * groups:
         raise RuntimeError(f"Given groups={groups}, weight of size {ws}, expected input{xs} to have {ws[1] * groups} channels, but got {xs[1]} channels instead")
+    if bias is not None and bias._data.dtype != input._data.dtype:
+        raise RuntimeError(f"Input type ({_type_name(input._data.dtype)}) and bias type ({_type_name(bias._data.dtype)}) should be the same")
     if bias is not None and tuple(bias.shape) != (ws[0],):
         raise RuntimeError(f"Given weight of size {ws}, expected bias to be 1-dimensional with {ws[0]} elements, but got bias of size {list(bias.shape)} instead")
     ksize = tuple(ws[2:])
@@ -574,11 +576,15 @@ def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
 
 # %% ../../nbs/04_functional.ipynb #2864204d
 def _pool_args(input, kernel_size, stride, padding, dilation, nd, name):
-    if input.ndim not in (nd + 1, nd + 2) or input._data.size == 0:
-        raise RuntimeError(f"non-empty {nd + 1}D or {nd + 2}D (batch mode) tensor expected for input")
+    if input.ndim not in (nd + 1, nd + 2) or 0 in input.shape[input.ndim - nd - 1:]:  # an empty batch is fine
+        raise RuntimeError(f"Expected {nd + 1}D or {nd + 2}D (batch mode) tensor with optional 0 dim batch size for input, but got:{list(input.shape)}")
     k = _ntuple(kernel_size, nd, 'kernel_size')
     s = _ntuple(stride if stride is not None and (isinstance(stride, numbers.Integral) or len(stride)) else kernel_size, nd, 'stride')
     p, d = _ntuple(padding, nd, 'padding'), _ntuple(dilation, nd, 'dilation')
+    if any(v <= 0 for v in s):
+        raise RuntimeError(f"max_pool1d() stride must be greater than zero, but got {s[0]}" if name == 'max_pool1d' else "stride should not be zero")
+    if any(v <= 0 for v in d): raise RuntimeError(f"dilation should be greater than zero, but got dilation={list(d)}")
+    if any(v < 0 for v in p): raise RuntimeError(f"pad must be non-negative, but got pad: {min(p)}")
     for pi, ki, di in zip(p, k, d):
         if pi > (di * (ki - 1) + 1) // 2:
             raise RuntimeError(f"pad should be at most half of effective kernel size, but got pad={pi}, kernel_size={ki} and dilation={di}")
@@ -751,7 +757,8 @@ class AvgPool(Function):
         for sl in _offsets(geo):
             if acc is None: acc = ap[sl].copy()
             else: acc += ap[sl]
-        acc /= divisor
+        if acc.dtype.kind == 'f': acc /= divisor
+        else: acc = get_array_module(acc).sign(acc) * np.sign(divisor) * (abs(acc) // abs(divisor))  # integers: C's division, toward zero
         ctx.args = (geo, divisor, x._data.shape)
         return acc
     @staticmethod
@@ -768,7 +775,7 @@ class _AvgPoolBackward(Function):
     def backward(ctx, gg): return AvgPool.apply(gg, *ctx.args), None, None, None
 
 def _avg_pool(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, nd):
-    _check_float(input, f'avg_pool{nd}d')
+    if input._data.dtype.kind not in 'fiu': _check_float(input, f'avg_pool{nd}d')
     if divisor_override is not None and divisor_override == 0: raise RuntimeError("divisor must be not zero")
     k, s, p, d = _pool_args(input, kernel_size, stride, padding, 1, nd, f'avg_pool{nd}d')
     outs, pads = _pool_geometry(input.shape, k, s, p, d, ceil_mode)
@@ -815,10 +822,14 @@ class _Separable(Function):
 
 def _adaptive_avg_pool(input, output_size, nd):
     name = f'adaptive_avg_pool{nd}d'
+    if not isinstance(output_size, numbers.Integral) and output_size is not None and len(output_size) >= input.ndim:
+        raise ValueError(f"Input dimension should be at least {len(output_size) + 1}")
     if input.ndim not in (nd + 1, nd + 2):
         raise RuntimeError(f"{name}(): Expected {nd + 1}D or {nd + 2}D tensor, but got {list(input.shape)}")
     sizes = (output_size,) * nd if isinstance(output_size, numbers.Integral) or output_size is None else tuple(output_size)
     if len(sizes) != nd: raise RuntimeError(f"{name}: output_size must be {nd}")
+    if any(m is not None and m < 0 for m in sizes):
+        raise RuntimeError(f"adaptive_avg_pool2d: elements of output_size must be greater than or equal to 0 but received {sizes}")
     ins = input.shape[-nd:]
     sizes = tuple(n if m is None else m for n, m in zip(ins, sizes))
     a = input._data
@@ -1122,6 +1133,16 @@ from .._C import get_array_module
 from ..autograd.function import Function
 
 # %% ../../nbs/07h_conv.ipynb #0e5a2c77
+def _backward_geo(grad, xshape, wshape, geo):
+    "The convolution that maps a transposed convolution's output back onto its input: the rows output_padding added at the end are cut off."
+    stride, pads, dilation, groups = geo
+    ends, crop = [], False
+    for n, i, s, (p, _), d, k in zip(grad.shape[2:], xshape[2:], stride, pads, dilation, wshape[2:]):
+        hi = (i - 1) * s + d * (k - 1) + 1 - n - p  # the padding after, so that the windows end with the last input
+        ends.append((n + min(hi, 0), (p, max(hi, 0)))); crop |= hi < 0
+    if crop: grad = grad[(slice(None), slice(None)) + tuple(slice(0, e) for e, _ in ends)]
+    return grad, (stride, tuple(pp for _, pp in ends), dilation, groups)
+
 class ConvolutionTranspose(Function):
     "Transposed convolution: the input gradient of a convolution; its gradients are a convolution and a weight gradient."
     _node_name = 'ConvolutionBackward0'
@@ -1137,11 +1158,12 @@ class ConvolutionTranspose(Function):
         x, w = ctx.saved_tensors
         nx, nw, nb = ctx.needs_input_grad[:3]
         gb = grad.sum((0,) + tuple(range(2, grad.ndim))) if nb else None
+        grad, geo = _backward_geo(grad, x.shape, w.shape, ctx.geo)
         if _grad_mode.enabled:
-            return (Convolution.apply(grad, w, None, ctx.geo) if nx else None,
-                    _ConvWeightGrad.apply(grad, x, tuple(w.shape), ctx.geo) if nw else None, gb, None, None)
-        groups, g, wa = ctx.geo[3], grad._data, w._data
-        cols, out = _im2col(g, wa.shape[2:], ctx.geo)  # the output gradient's windows, shared by both products
+            return (Convolution.apply(grad, w, None, geo) if nx else None,
+                    _ConvWeightGrad.apply(grad, x, tuple(w.shape), geo) if nw else None, gb, None, None)
+        groups, g, wa = geo[3], grad._data, w._data
+        cols, out = _im2col(g, wa.shape[2:], geo)  # the output gradient's windows, shared by both products
         gx = _like(_weight_times_cols(wa, cols, None, g.shape[0], out), grad) if nx else None
         gw = _like(_conv_weight_grad(cols, x._data, wa.shape, groups), grad) if nw else None
         return gx, gw, gb, None, None
@@ -1169,6 +1191,8 @@ def _conv_transpose(input, weight, bias, stride, padding, output_padding, groups
     if groups <= 0: raise RuntimeError("non-positive groups is not supported")
     if ws[0] % groups: raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by {groups} at dimension 0, but got weight of size [{ws}] instead")
     if xs[1] != ws[0]: raise RuntimeError(f"Given transposed=1, weight of size {ws}, expected input{xs} to have {ws[0]} channels, but got {xs[1]} channels instead")
+    if bias is not None and bias._data.dtype != input._data.dtype:
+        raise RuntimeError(f"Input type ({_type_name(input._data.dtype)}) and bias type ({_type_name(bias._data.dtype)}) should be the same")
     if bias is not None and tuple(bias.shape) != (ws[1] * groups,):
         raise RuntimeError(f"Given transposed=1, weight of size {ws}, expected bias to be 1-dimensional with {ws[1] * groups} elements, but got bias of size {list(bias.shape)} instead")
     out = [(i - 1) * s - 2 * p + d * (k - 1) + op + 1 for i, s, p, d, k, op in zip(xs[2:], stride, padding, dilation, ws[2:], output_padding)]
@@ -1291,6 +1315,8 @@ class _WindowMaxPool(Function):
 # %% ../../nbs/07i_pooling.ipynb #b4e6d8fa
 def _adaptive_max_pool(input, output_size, nd):
     name = f'adaptive_max_pool{nd}d'
+    if not isinstance(output_size, numbers.Integral) and output_size is not None and len(output_size) >= input.ndim:
+        raise ValueError(f"Input dimension should be at least {len(output_size) + 1}")
     if input.ndim not in (nd + 1, nd + 2):
         raise RuntimeError(f"{name}(): Expected {nd + 1}D or {nd + 2}D tensor, but got: {list(input.shape)}")
     for d in range(int(input.ndim == nd + 2), input.ndim):
@@ -1302,6 +1328,7 @@ def _adaptive_max_pool(input, output_size, nd):
         if nd == 1: raise RuntimeError(f"{name}() argument 'output_size' should contain one int (got {len(sizes)})")
         raise RuntimeError(f"{name}(): internal error: output_size.size() must be {nd}")
     ins = input.shape[input.ndim - nd:]
+    if any(m is not None and m < 0 for m in sizes): raise RuntimeError(f"Trying to create tensor with negative dimension: output_size={list(sizes)}")
     idxs = []
     for n, m in zip(ins, (n if m is None else int(m) for n, m in zip(ins, sizes))):
         s, e = _adaptive_windows(n, m)
@@ -1745,13 +1772,13 @@ def pixel_unshuffle(input, downscale_factor):
     x = input.reshape(*lead, C, H // r, r, W // r, r).permute(*range(n), n, n + 2, n + 4, n + 1, n + 3)
     return x.reshape(*lead, C * r * r, H // r, W // r)
 
-# %% ../../nbs/07n_fold.ipynb #70834640
+# %% ../../nbs/07n_fold.ipynb #ce2d1129
 import numbers
 import numpy as np
 from .._C import get_array_module
 from ..autograd.function import Function
 
-# %% ../../nbs/07n_fold.ipynb #de7593c2
+# %% ../../nbs/07n_fold.ipynb #d473bc5a
 def _fold_geo(kernel_size, dilation, padding, stride):
     "(stride, pads, dilation, groups) for the conv kernels, from fold/unfold's int-or-pair arguments, checked."
     two = lambda v, name: (int(v),) * 2 if isinstance(v, numbers.Integral) else tuple(int(i) for i in v)
@@ -1769,7 +1796,7 @@ def _fold_blocks(sizes, k, geo):
     s, pads, d, _ = geo
     return tuple((n + 2 * p[0] - dd * (kk - 1) - 1) // ss + 1 for n, kk, ss, p, dd in zip(sizes, k, s, pads, d))
 
-# %% ../../nbs/07n_fold.ipynb #8d23a5cd
+# %% ../../nbs/07n_fold.ipynb #fb3b56c0
 class Im2Col(Function):
     "unfold: (N, C, H, W) -> (N, C·kh·kw, L)."
     _node_name = 'Im2ColBackward0'
@@ -1779,7 +1806,7 @@ class Im2Col(Function):
         cols, out = _im2col(a, k, geo)
         ctx.args = (k, geo, a.shape)
         N, L = a.shape[0], int(np.prod(out))
-        return get_array_module(a).ascontiguousarray(cols.reshape(-1, N, L).swapaxes(0, 1))
+        return get_array_module(a).ascontiguousarray(cols.reshape(cols.shape[1], N, L).swapaxes(0, 1))
     @staticmethod
     def backward(ctx, grad): return Col2Im.apply(grad, *ctx.args), None, None
 
@@ -1796,13 +1823,13 @@ class Col2Im(Function):
     @staticmethod
     def backward(ctx, grad): return Im2Col.apply(grad, *ctx.args), None, None, None
 
-# %% ../../nbs/07n_fold.ipynb #f5b0543b
+# %% ../../nbs/07n_fold.ipynb #62c4744d
 def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
     "Extract sliding windows: (N, C, H, W) -> (N, C·∏kernel_size, L)."
     if input.ndim < 3: raise IndexError(f"Dimension out of range (expected to be in range of [-{input.ndim}, {input.ndim - 1}], but got 2)")
     if input.ndim > 4 or any(n == 0 for n in input.shape[1 if input.ndim == 4 else 0:]):
         raise RuntimeError(f"Expected 3D or 4D (batch mode) tensor with possibly 0 batch size and other non-zero dimensions for input, but got: {list(input.shape)}")
-    if input._data.dtype.kind != 'f': raise NotImplementedError(f"\"im2col_out_cpu\" not implemented for '{_type_name(input._data.dtype)}'")
+    if input._data.dtype.kind not in 'fb': raise NotImplementedError(f"\"im2col_out_cpu\" not implemented for '{_type_name(input._data.dtype)}'")
     if input.ndim == 3: return unfold(input.unsqueeze(0), kernel_size, dilation, padding, stride).squeeze(0)
     k, geo = _fold_geo(kernel_size, dilation, padding, stride)
     if any(b < 1 for b in _fold_blocks(input.shape[2:], k, geo)):
@@ -1813,6 +1840,7 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
     "Sum sliding-window columns (N, C·∏kernel_size, L) into an (N, C, *output_size) image."
     if input.ndim not in (2, 3) or any(n == 0 for n in input.shape[1 if input.ndim == 3 else 0:]):
         raise RuntimeError(f"Expected 2D or 3D (batch mode) tensor for input with possibly 0 batch size and non-zero dimensions for input, but got: {list(input.shape)}")
+    if input._data.dtype.kind not in 'fb': raise NotImplementedError(f"\"col2im_out_cpu\" not implemented for '{_type_name(input._data.dtype)}'")
     if input.ndim == 2: return fold(input.unsqueeze(0), output_size, kernel_size, dilation, padding, stride).squeeze(0)
     k, geo = _fold_geo(kernel_size, dilation, padding, stride)
     size = (int(output_size),) * 2 if isinstance(output_size, numbers.Integral) else tuple(int(v) for v in output_size)

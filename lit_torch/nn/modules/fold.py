@@ -5,11 +5,11 @@
 # %% auto #0
 __all__ = ['Fold', 'Unfold']
 
-# %% ../../../nbs/07n_fold.ipynb #5c04783a
+# %% ../../../nbs/07n_fold.ipynb #648f400d
 from .. import functional as F
 from .module import Module
 
-# %% ../../../nbs/07n_fold.ipynb #ef1ed183
+# %% ../../../nbs/07n_fold.ipynb #aca4ee28
 class Fold(Module):
     "Sums sliding-window columns back into an image of `output_size` (col2im)."
     def __init__(self, output_size, kernel_size, dilation=1, padding=0, stride=1):
