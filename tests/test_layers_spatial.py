@@ -324,6 +324,17 @@ def test_interpolate(ndim, mode, kw, align_corners):
     ac = {} if align_corners is None else dict(align_corners=align_corners)
     check_op(lambda m, x: F(m).interpolate(x, mode=mode, **kw, **ac), [shape], atol=1e-5, grad_atol=1e-4)
 
+AA_SIZES = [dict(size=(4, 3)), dict(scale_factor=0.3), dict(scale_factor=0.45, recompute_scale_factor=True), dict(size=(11, 13)),
+            dict(size=(5, 4), align_corners=True)]
+# lanczos refuses align_corners=True (test_interpolate_errors)
+@pytest.mark.parametrize('mode,kw', [(m, kw) for m in ('bilinear', 'bicubic', 'lanczos') for kw in AA_SIZES
+                                     if not (m == 'lanczos' and kw.get('align_corners'))], ids=str)
+def test_interpolate_antialias(mode, kw):
+    check_op(lambda m, x: F(m).interpolate(x, mode=mode, antialias=True, **kw), [(2, 3, 13, 10)])
+
+def test_interpolate_antialias_gradcheck():
+    check_gradcheck(lambda m, x: F(m).interpolate(x, size=(2, 3), mode='bicubic', antialias=True), [(1, 1, 5, 7)], gradgrad=True)
+
 def test_interpolate_float64_nearest_rounding():
     x = np.random.default_rng(0).standard_normal((1, 2, 13, 7))
     for kw in [dict(scale_factor=1 / 3), dict(size=(29, 3)), dict(scale_factor=2.9)]:
@@ -344,7 +355,9 @@ def test_interpolate_errors():
                lambda m: F(m).interpolate(x(m), scale_factor=2, mode='linear'), lambda m: F(m).interpolate(x(m), scale_factor=2, mode='trilinear'),
                lambda m: F(m).interpolate(m.randn(1, 2, 4), scale_factor=2, mode='bicubic'),
                lambda m: F(m).interpolate(x(m), scale_factor=2, mode='cubic'), lambda m: F(m).interpolate(x(m), size=3, recompute_scale_factor=True),
-               lambda m: F(m).interpolate(m.randn(1, 2, 4), scale_factor=2, mode='linear', antialias=True)]:
+               lambda m: F(m).interpolate(m.randn(1, 2, 4), scale_factor=2, mode='linear', antialias=True),
+               lambda m: F(m).interpolate(x(m), scale_factor=0.5, mode='lanczos'),
+               lambda m: F(m).interpolate(x(m), scale_factor=0.5, mode='lanczos', antialias=True, align_corners=True)]:
         check_same_error(fn)
 
 @pytest.mark.parametrize('make', [lambda m: m.nn.Upsample(scale_factor=2), lambda m: m.nn.Upsample(size=(5, 7), mode='bilinear'),

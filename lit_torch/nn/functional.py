@@ -1597,13 +1597,13 @@ def pad(input, pad, mode='constant', value=None):
             raise RuntimeError(f"Negative padding value is resulting in an empty dimension: input size {n}, padding ({lo}, {hi}) at dimension {d}")
     return _IndexPad.apply(input, tuple(_pad_index(n, lo, hi, mode) for n, (lo, hi) in zip(sizes, pairs)))
 
-# %% ../../nbs/07l_upsampling.ipynb #0b59162e
+# %% ../../nbs/07l_upsampling.ipynb #2f8f340e
 import numbers, warnings
 import numpy as np
 from .._C import get_array_module
 from ..autograd.function import Function
 
-# %% ../../nbs/07l_upsampling.ipynb #962db503
+# %% ../../nbs/07l_upsampling.ipynb #65f57ce3
 def _interp_scale(n_in, n_out, align_corners, scale, dt):
     "Input pixels per output pixel, PyTorch's `area_pixel_compute_scale`, in precision `dt`."
     if align_corners: return dt(n_in - 1) / dt(n_out - 1) if n_out > 1 else dt(0)
@@ -1616,7 +1616,7 @@ def _source_coord(n_in, n_out, align_corners, scale, dt, cubic=False):
     src = s * (o + dt(0.5)) - dt(0.5)
     return src if cubic else np.maximum(src, dt(0))
 
-# %% ../../nbs/07l_upsampling.ipynb #c066e614
+# %% ../../nbs/07l_upsampling.ipynb #0dbb7b4e
 def _cubic(x, a=-0.75):
     "Keys' cubic convolution kernel, its two pieces: |x| <= 1 and 1 < |x| < 2."
     x = np.abs(x)
@@ -1639,7 +1639,29 @@ def _interp_taps(mode, n_in, n_out, align_corners, scale, dt):
     l1 = np.clip(src - i0, 0, 1).astype(dt)
     return np.stack([i0, i0 + (i0 < n_in - 1)]), np.stack([1 - l1, l1])
 
-# %% ../../nbs/07l_upsampling.ipynb #7658d90d
+# %% ../../nbs/07l_upsampling.ipynb #8fe00a7d
+def _aa_filter(mode, x):
+    "The antialiasing filters: triangle, Keys' cubic (a = -0.5) and Lanczos-3, of |x|."
+    x = np.abs(x)
+    if mode == 'bilinear': return np.maximum(0, 1 - x)
+    if mode == 'bicubic': a = -0.5; return np.where(x < 1, ((a + 2) * x - (a + 3)) * x * x + 1, np.where(x < 2, (((x - 5) * x + 8) * x - 4) * a, 0))
+    with np.errstate(all='ignore'): v = np.where(x < 1e-12, 1.0, 3 * np.sin(np.pi * x) * np.sin(np.pi * x / 3) / (np.pi * x) ** 2)
+    return np.where(x < 3, v, 0)
+
+def _aa_taps(mode, n_in, n_out, align_corners, scale, dt):
+    "Indices and normalised weights of the stretched filter over each output's window."
+    s = _interp_scale(n_in, n_out, align_corners, scale, dt)
+    half = dt({'bilinear': 1, 'bicubic': 2, 'lanczos': 3}[mode])
+    support, inv = (half * s, dt(1) / s) if s >= 1 else (half, dt(1))
+    center = s * (np.arange(n_out).astype(dt) + dt(0.5))
+    lo = np.maximum((center - support + dt(0.5)).astype(np.int64), 0)
+    size = np.minimum((center + support + dt(0.5)).astype(np.int64), n_in) - lo
+    j = np.arange(size.max())[:, None]
+    w = np.where(j < size, _aa_filter(mode, (j + lo - center + dt(0.5)) * inv), 0).astype(dt)
+    total = w.sum(0)
+    return np.minimum(lo + j, n_in - 1), (w / np.where(total != 0, total, 1)).astype(dt)
+
+# %% ../../nbs/07l_upsampling.ipynb #c55854bf
 def _apply_taps(a, taps):
     "Resample the last len(taps) dimensions of `a`, each by its (indices, weights)."
     xp = get_array_module(a)
@@ -1658,7 +1680,7 @@ def _apply_taps_adjoint(g, taps, sizes):
         g = sum(_take_adjoint(g if w is None else g * xp.asarray(wt).reshape((-1,) + shape), i, n, ax) for i, wt in zip(idx, [None] * len(idx) if w is None else w))
     return g
 
-# %% ../../nbs/07l_upsampling.ipynb #530e6500
+# %% ../../nbs/07l_upsampling.ipynb #7c31964c
 class _Resample(Function):
     "Separable resampling by taps; the backward is the adjoint resampling."
     _node_name = 'UpsampleBackward0'
@@ -1678,7 +1700,7 @@ class _ResampleAdjoint(Function):
     @staticmethod
     def backward(ctx, gg): return _Resample.apply(gg, ctx.taps), None, None
 
-# %% ../../nbs/07l_upsampling.ipynb #f0b24d32
+# %% ../../nbs/07l_upsampling.ipynb #b95fc216
 def _interp_sizes(input, size, scale_factor, mode, recompute_scale_factor):
     "The output sizes and the scale factors the kernels use (None where they derive the step from the sizes)."
     dim = input.ndim - 2
@@ -1702,7 +1724,7 @@ def _interp_sizes(input, size, scale_factor, mode, recompute_scale_factor):
     if recompute_scale_factor or mode == 'area': scales = [None] * dim
     return sizes, scales
 
-# %% ../../nbs/07l_upsampling.ipynb #2bfd75b6
+# %% ../../nbs/07l_upsampling.ipynb #c52a7c96
 _INTERP_DIMS = {'linear': 3, 'bilinear': 4, 'bicubic': 4, 'trilinear': 5}
 
 def interpolate(input, size=None, scale_factor=None, mode='nearest', align_corners=None, recompute_scale_factor=None, antialias=False):
@@ -1714,10 +1736,12 @@ def interpolate(input, size=None, scale_factor=None, mode='nearest', align_corne
     sizes, scales = _interp_sizes(input, size, scale_factor, mode, recompute_scale_factor)
     if antialias and not (mode in ('bilinear', 'bicubic', 'lanczos') and input.ndim == 4):
         raise ValueError("Anti-alias option is restricted to bilinear, bicubic, and lanczos modes and requires a 4-D tensor as input")
-    if antialias: raise NotImplementedError("interpolate(antialias=True) is not implemented in lit_torch")
+    if mode == 'lanczos' and input.ndim == 4:
+        if align_corners: raise ValueError("Lanczos mode does not support align_corners=True")
+        if not antialias: raise ValueError("Lanczos mode requires antialias=True")
     if mode in ('linear', 'bilinear', 'trilinear') and input.ndim in (3, 4, 5) and input.ndim != _INTERP_DIMS[mode]:
         raise NotImplementedError(f"Got {input.ndim}D input, but {mode} mode needs {_INTERP_DIMS[mode]}D input")
-    if input.ndim not in (3, 4, 5) or mode not in ('nearest', 'nearest-exact', 'area', 'linear', 'bilinear', 'trilinear') + (('bicubic',) if input.ndim == 4 else ()):
+    if input.ndim not in (3, 4, 5) or mode not in ('nearest', 'nearest-exact', 'area', 'linear', 'bilinear', 'trilinear') + (('bicubic', 'lanczos') if input.ndim == 4 else ()):
         raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.ndim}D) for the modes: nearest | linear | bilinear | bicubic | trilinear | lanczos | area | nearest-exact (got {mode})")
     if mode == 'area': return (adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d)[input.ndim - 3](input, sizes)
     if any(s <= 0 for s in sizes):
@@ -1725,10 +1749,10 @@ def interpolate(input, size=None, scale_factor=None, mode='nearest', align_corne
     if mode != 'nearest' and mode != 'nearest-exact' and input._data.dtype.kind != 'f':
         raise NotImplementedError(f"\"upsample_{mode}\" not implemented for '{_type_name(input._data.dtype)}'")
     dt = input._data.dtype.type if input._data.dtype.kind == 'f' else np.float32
-    taps = [_interp_taps(mode, n, m, align_corners, s, dt) for n, m, s in zip(input.shape[2:], sizes, scales)]
+    taps = [(_aa_taps if antialias else _interp_taps)(mode, n, m, align_corners, s, dt) for n, m, s in zip(input.shape[2:], sizes, scales)]
     return _Resample.apply(input, taps)
 
-# %% ../../nbs/07l_upsampling.ipynb #201b232d
+# %% ../../nbs/07l_upsampling.ipynb #9fc4a0bc
 def upsample(input, size=None, scale_factor=None, mode='nearest', align_corners=None):
     "Deprecated alias of `interpolate`."
     warnings.warn("`nn.functional.upsample` is deprecated. Use `nn.functional.interpolate` instead.", stacklevel=2)
