@@ -1480,13 +1480,13 @@ def lp_pool3d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
     "The p-norm of each window of the last three dimensions."
     return _lp_pool(input, norm_type, kernel_size, stride, ceil_mode, 3)
 
-# %% ../../nbs/07k_padding.ipynb #20b29a8c
+# %% ../../nbs/07k_padding.ipynb #3aab3333
 import numbers
 import numpy as np
 from .._C import get_array_module
 from ..autograd.function import Function
 
-# %% ../../nbs/07k_padding.ipynb #7dd77d0d
+# %% ../../nbs/07k_padding.ipynb #b46b6221
 def _overlap(n, lo, hi):
     "For one dimension padded by (lo, hi): the slice of the input kept and where it lands in the output."
     return slice(max(-lo, 0), n - max(-hi, 0)), slice(max(lo, 0), max(lo, 0) + n - max(-lo, 0) - max(-hi, 0))
@@ -1506,7 +1506,7 @@ class _ConstantPad(Function):
     @staticmethod
     def backward(ctx, grad): return _ConstantPad.apply(grad, tuple((-lo, -hi) for lo, hi in ctx.pads), 0), None, None
 
-# %% ../../nbs/07k_padding.ipynb #0b325d2e
+# %% ../../nbs/07k_padding.ipynb #e27ee9bb
 def _pad_index(n, lo, hi, mode):
     "The input position each output position of a dimension of size n padded by (lo, hi) reads."
     i = np.arange(-lo, n + hi)
@@ -1515,7 +1515,7 @@ def _pad_index(n, lo, hi, mode):
     start, m = max(-lo, 0), n - max(-lo, 0) - max(-hi, 0)  # circular: wrap around the part kept
     return start + (np.arange(n + lo + hi) - max(lo, 0)) % max(m, 1)
 
-# %% ../../nbs/07k_padding.ipynb #ffe60994
+# %% ../../nbs/07k_padding.ipynb #88bb8722
 def _take_adjoint(g, idx, n, axis):
     "The adjoint of `take(a, idx, axis)` for an `a` of size n along `axis`: g's slices summed at their sources."
     xp = get_array_module(g)
@@ -1531,7 +1531,7 @@ def _take_adjoint(g, idx, n, axis):
     out[(slice(None),) * axis + (s[starts],)] = sums
     return out
 
-# %% ../../nbs/07k_padding.ipynb #81098870
+# %% ../../nbs/07k_padding.ipynb #7e329d38
 class _IndexPad(Function):
     "Gather along each of the last dimensions by its index map (reflect, replicate, circular padding)."
     _node_name = 'ReflectionPadBackward0'
@@ -1556,7 +1556,7 @@ class _IndexPadBackward(Function):
     @staticmethod
     def backward(ctx, gg): return _IndexPad.apply(gg, ctx.idxs), None, None
 
-# %% ../../nbs/07k_padding.ipynb #e257a422
+# %% ../../nbs/07k_padding.ipynb #52cfc2e6
 def _check_pad(input, pad, mode, value):
     if mode not in ('constant', 'reflect', 'replicate', 'circular'): raise NotImplementedError(f"Unrecognised padding mode {mode}")
     for i, p in enumerate(pad):
@@ -1578,7 +1578,7 @@ def _check_pad(input, pad, mode, value):
     if any(n == 0 for n in shape[input.ndim - nd - 1 + (input.ndim == nd + 2):]):
         raise RuntimeError(f"Expected {nd + 1}D or {nd + 2}D (batch mode) tensor with possibly 0 batch size and other non-zero dimensions for input, but got: {shape}")
 
-# %% ../../nbs/07k_padding.ipynb #70a3724c
+# %% ../../nbs/07k_padding.ipynb #7dcf0943
 def pad(input, pad, mode='constant', value=None):
     "Pad the last len(pad)/2 dimensions of `input`; `pad` lists (before, after) amounts from the last dimension back."
     _check_pad(input, pad, mode, value)
@@ -1597,13 +1597,13 @@ def pad(input, pad, mode='constant', value=None):
             raise RuntimeError(f"Negative padding value is resulting in an empty dimension: input size {n}, padding ({lo}, {hi}) at dimension {d}")
     return _IndexPad.apply(input, tuple(_pad_index(n, lo, hi, mode) for n, (lo, hi) in zip(sizes, pairs)))
 
-# %% ../../nbs/07l_upsampling.ipynb #2f8f340e
+# %% ../../nbs/07l_upsampling.ipynb #e79cf60a
 import numbers, warnings
 import numpy as np
 from .._C import get_array_module
 from ..autograd.function import Function
 
-# %% ../../nbs/07l_upsampling.ipynb #65f57ce3
+# %% ../../nbs/07l_upsampling.ipynb #78075ea8
 def _interp_scale(n_in, n_out, align_corners, scale, dt):
     "Input pixels per output pixel, PyTorch's `area_pixel_compute_scale`, in precision `dt`."
     if align_corners: return dt(n_in - 1) / dt(n_out - 1) if n_out > 1 else dt(0)
@@ -1616,7 +1616,7 @@ def _source_coord(n_in, n_out, align_corners, scale, dt, cubic=False):
     src = s * (o + dt(0.5)) - dt(0.5)
     return src if cubic else np.maximum(src, dt(0))
 
-# %% ../../nbs/07l_upsampling.ipynb #0dbb7b4e
+# %% ../../nbs/07l_upsampling.ipynb #37125030
 def _cubic(x, a=-0.75):
     "Keys' cubic convolution kernel, its two pieces: |x| <= 1 and 1 < |x| < 2."
     x = np.abs(x)
@@ -1639,7 +1639,7 @@ def _interp_taps(mode, n_in, n_out, align_corners, scale, dt):
     l1 = np.clip(src - i0, 0, 1).astype(dt)
     return np.stack([i0, i0 + (i0 < n_in - 1)]), np.stack([1 - l1, l1])
 
-# %% ../../nbs/07l_upsampling.ipynb #8fe00a7d
+# %% ../../nbs/07l_upsampling.ipynb #9276a840
 def _aa_filter(mode, x):
     "The antialiasing filters: triangle, Keys' cubic (a = -0.5) and Lanczos-3, of |x|."
     x = np.abs(x)
@@ -1661,7 +1661,7 @@ def _aa_taps(mode, n_in, n_out, align_corners, scale, dt):
     total = w.sum(0)
     return np.minimum(lo + j, n_in - 1), (w / np.where(total != 0, total, 1)).astype(dt)
 
-# %% ../../nbs/07l_upsampling.ipynb #c55854bf
+# %% ../../nbs/07l_upsampling.ipynb #6338ab32
 def _apply_taps(a, taps):
     "Resample the last len(taps) dimensions of `a`, each by its (indices, weights)."
     xp = get_array_module(a)
@@ -1680,7 +1680,7 @@ def _apply_taps_adjoint(g, taps, sizes):
         g = sum(_take_adjoint(g if w is None else g * xp.asarray(wt).reshape((-1,) + shape), i, n, ax) for i, wt in zip(idx, [None] * len(idx) if w is None else w))
     return g
 
-# %% ../../nbs/07l_upsampling.ipynb #7c31964c
+# %% ../../nbs/07l_upsampling.ipynb #4d5dd80e
 class _Resample(Function):
     "Separable resampling by taps; the backward is the adjoint resampling."
     _node_name = 'UpsampleBackward0'
@@ -1700,7 +1700,7 @@ class _ResampleAdjoint(Function):
     @staticmethod
     def backward(ctx, gg): return _Resample.apply(gg, ctx.taps), None, None
 
-# %% ../../nbs/07l_upsampling.ipynb #b95fc216
+# %% ../../nbs/07l_upsampling.ipynb #c44339a8
 def _interp_sizes(input, size, scale_factor, mode, recompute_scale_factor):
     "The output sizes and the scale factors the kernels use (None where they derive the step from the sizes)."
     dim = input.ndim - 2
@@ -1724,7 +1724,7 @@ def _interp_sizes(input, size, scale_factor, mode, recompute_scale_factor):
     if recompute_scale_factor or mode == 'area': scales = [None] * dim
     return sizes, scales
 
-# %% ../../nbs/07l_upsampling.ipynb #c52a7c96
+# %% ../../nbs/07l_upsampling.ipynb #b8ecc436
 _INTERP_DIMS = {'linear': 3, 'bilinear': 4, 'bicubic': 4, 'trilinear': 5}
 
 def interpolate(input, size=None, scale_factor=None, mode='nearest', align_corners=None, recompute_scale_factor=None, antialias=False):
@@ -1752,7 +1752,7 @@ def interpolate(input, size=None, scale_factor=None, mode='nearest', align_corne
     taps = [(_aa_taps if antialias else _interp_taps)(mode, n, m, align_corners, s, dt) for n, m, s in zip(input.shape[2:], sizes, scales)]
     return _Resample.apply(input, taps)
 
-# %% ../../nbs/07l_upsampling.ipynb #9fc4a0bc
+# %% ../../nbs/07l_upsampling.ipynb #a8471fe0
 def upsample(input, size=None, scale_factor=None, mode='nearest', align_corners=None):
     "Deprecated alias of `interpolate`."
     warnings.warn("`nn.functional.upsample` is deprecated. Use `nn.functional.interpolate` instead.", stacklevel=2)

@@ -7,12 +7,12 @@ __all__ = ['CircularPad1d', 'CircularPad2d', 'CircularPad3d', 'ConstantPad1d', '
            'ReflectionPad1d', 'ReflectionPad2d', 'ReflectionPad3d', 'ReplicationPad1d', 'ReplicationPad2d',
            'ReplicationPad3d', 'ZeroPad1d', 'ZeroPad2d', 'ZeroPad3d']
 
-# %% ../../../nbs/07k_padding.ipynb #18ea8238
+# %% ../../../nbs/07k_padding.ipynb #c4af5ed7
 from .. import functional as F
 from .module import Module
 from .utils import _ntuple, _pair, _quadruple
 
-# %% ../../../nbs/07k_padding.ipynb #99fb55c2
+# %% ../../../nbs/07k_padding.ipynb #dbca29e7
 class _CircularPadNd(Module):
     _ndim = 1
     def __init__(self, padding):
@@ -36,7 +36,7 @@ class CircularPad3d(_CircularPadNd):
     "Pads the last three dimensions by wrapping the input around."
     _ndim = 3
 
-# %% ../../../nbs/07k_padding.ipynb #d8ade4b0
+# %% ../../../nbs/07k_padding.ipynb #f18a60da
 class _ConstantPadNd(Module):
     _ndim = 1
     def __init__(self, padding, value):
@@ -55,7 +55,7 @@ class ConstantPad3d(_ConstantPadNd):
     "Pads the last three dimensions with a constant."
     _ndim = 3
 
-# %% ../../../nbs/07k_padding.ipynb #b15afa41
+# %% ../../../nbs/07k_padding.ipynb #66daff4e
 class _ReflectionPadNd(Module):
     _ndim, _mode = 1, 'reflect'
     def __init__(self, padding):
@@ -85,7 +85,7 @@ class ReplicationPad3d(_ReplicationPadNd):
     "Pads the last three dimensions by repeating their edge values."
     _ndim = 3
 
-# %% ../../../nbs/07k_padding.ipynb #4559cefe
+# %% ../../../nbs/07k_padding.ipynb #e8458323
 class ZeroPad1d(ConstantPad1d):
     "Pads the last dimension with zeros."
     def __init__(self, padding): super().__init__(padding, 0.0)

@@ -5,11 +5,11 @@
 # %% auto #0
 __all__ = ['Upsample', 'UpsamplingNearest2d', 'UpsamplingBilinear2d']
 
-# %% ../../../nbs/07l_upsampling.ipynb #d0deedb7
+# %% ../../../nbs/07l_upsampling.ipynb #4f472dc7
 from .. import functional as F
 from .module import Module
 
-# %% ../../../nbs/07l_upsampling.ipynb #720798e4
+# %% ../../../nbs/07l_upsampling.ipynb #8d0deba9
 class Upsample(Module):
     "Resizes its input with `F.interpolate`: to `size`, or by `scale_factor`, in `mode`."
     def __init__(self, size=None, scale_factor=None, mode='nearest', align_corners=None, recompute_scale_factor=None):
