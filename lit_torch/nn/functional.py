@@ -758,7 +758,7 @@ class AvgPool(Function):
             if acc is None: acc = ap[sl].copy()
             else: acc += ap[sl]
         if acc.dtype.kind == 'f': acc /= divisor
-        else: acc = get_array_module(acc).sign(acc) * np.sign(divisor) * (abs(acc) // abs(divisor))  # integers: C's division, toward zero
+        else: xp = get_array_module(acc); acc = xp.sign(acc) * xp.sign(divisor) * (abs(acc) // abs(divisor))  # integers: C's division, toward zero
         ctx.args = (geo, divisor, x._data.shape)
         return acc
     @staticmethod
