@@ -1133,7 +1133,7 @@ def one_hot(tensor, num_classes=-1):
 from .._C import get_array_module
 from ..autograd.function import Function
 
-# %% ../../nbs/07h_conv.ipynb #0e5a2c77
+# %% ../../nbs/07h_conv.ipynb #5515bb56
 def _backward_geo(grad, xshape, wshape, geo):
     "The convolution that maps a transposed convolution's output back onto its input: the rows output_padding added at the end are cut off."
     stride, pads, dilation, groups = geo
@@ -1144,6 +1144,7 @@ def _backward_geo(grad, xshape, wshape, geo):
     if crop: grad = grad[(slice(None), slice(None)) + tuple(slice(0, e) for e, _ in ends)]
     return grad, (stride, tuple(pp for _, pp in ends), dilation, groups)
 
+# %% ../../nbs/07h_conv.ipynb #0e5a2c77
 class ConvolutionTranspose(Function):
     "Transposed convolution: the input gradient of a convolution; its gradients are a convolution and a weight gradient."
     _node_name = 'ConvolutionBackward0'
@@ -1337,6 +1338,7 @@ def _adaptive_max_pool(input, output_size, nd):
         idxs.append(np.minimum(s[:, None] + np.arange(k), e[:, None] - 1)[None])
     return _WindowMaxPool.apply(input, idxs)
 
+# %% ../../nbs/07i_pooling.ipynb #d6a8f0bc
 def adaptive_max_pool1d_with_indices(input, output_size, return_indices=False):
     "Max pooling to a fixed output length: (values, indices)."
     return _adaptive_max_pool(input, output_size, 1)
@@ -1347,7 +1349,6 @@ def adaptive_max_pool3d_with_indices(input, output_size, return_indices=False):
     "Max pooling to a fixed output size over three dimensions: (values, indices)."
     return _adaptive_max_pool(input, output_size, 3)
 
-# %% ../../nbs/07i_pooling.ipynb #d6a8f0bc
 def adaptive_max_pool1d(input, output_size, return_indices=False):
     "Max pooling to a fixed output length."
     out = _adaptive_max_pool(input, output_size, 1)

@@ -113,6 +113,7 @@ class _ConvTransposeNd(_ConvNd):
         fn = (F.conv_transpose1d, F.conv_transpose2d, F.conv_transpose3d)[self._nd - 1]
         return fn(input, self.weight, self.bias, self.stride, self.padding, op, self.groups, self.dilation)
 
+# %% ../../../nbs/07h_conv.ipynb #aa5806c6
 class ConvTranspose1d(_ConvTransposeNd):
     "1-D transposed convolution over (N, C, L) inputs."
     _nd, _tuple = 1, staticmethod(_single)

@@ -81,6 +81,7 @@ class MaxUnpool3d(_MaxUnpoolNd):
     "Puts each max-pooled value back at its index in the last three dimensions, zeros elsewhere."
     _nd = 3
 
+# %% ../../../nbs/07i_pooling.ipynb #08ea5816
 class _LPPoolNd(Module):
     def __init__(self, norm_type, kernel_size, stride=None, ceil_mode=False):
         super().__init__()
@@ -146,6 +147,7 @@ class AdaptiveMaxPool3d(_AdaptiveMaxPoolNd):
     "Max pooling to a fixed output size over three dimensions."
     _nd = 3
 
+# %% ../../../nbs/07i_pooling.ipynb #4c15f690
 class _AdaptiveAvgPoolNd(Module):
     def __init__(self, output_size): super().__init__(); self.output_size = output_size
     def forward(self, input): return (F.adaptive_avg_pool1d, F.adaptive_avg_pool2d, F.adaptive_avg_pool3d)[self._nd - 1](input, self.output_size)
