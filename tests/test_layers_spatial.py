@@ -429,3 +429,18 @@ def test_fold_errors():
                                          (lambda m: m.nn.Fold((4, 5), 2), (2, 12, 12)), (lambda m: m.nn.Fold(5, 3, padding=1, stride=2), (1, 18, 9))])
 def test_fold_layers(layer, shape):
     check_layer(layer, shape)
+
+# ================================================================ the class hierarchy
+SPATIAL = ['conv', 'pooling', 'padding', 'upsampling', 'pixelshuffle', 'fold', 'channelshuffle']
+
+@pytest.mark.parametrize('mod', SPATIAL)
+def test_isinstance_hierarchy_like_torch(mod):
+    "isinstance between the spatial layers answers as in torch (AvgPool3d is no AvgPool2d, ZeroPad2d is a ConstantPad2d)."
+    import importlib
+    tm, lm = importlib.import_module(f'torch.nn.modules.{mod}'), importlib.import_module(f'lit_torch.nn.modules.{mod}')
+    names = [n for n in tm.__all__ if hasattr(lm, n)]
+    assert names
+    bases = {'_ConvNd', '_ConvTransposeNd', '_MaxPoolNd', '_AvgPoolNd', '_ConstantPadNd', '_ReflectionPadNd', '_ReplicationPadNd',
+             '_CircularPadNd', '_AdaptiveAvgPoolNd', '_AdaptiveMaxPoolNd', '_LPPoolNd', '_MaxUnpoolNd'}
+    shared = lambda cls: [c.__name__ for c in cls.__mro__ if c.__name__ in names or c.__name__ in bases]
+    for n in names: assert shared(getattr(lm, n)) == shared(getattr(tm, n)), n

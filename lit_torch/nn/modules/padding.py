@@ -56,13 +56,16 @@ class ConstantPad3d(_ConstantPadNd):
     _ndim = 3
 
 # %% ../../../nbs/07k_padding.ipynb #66daff4e
-class _ReflectionPadNd(Module):
+class _IndexPadNd(Module):
+    "Reflection or replication padding: the amounts, the mode, F.pad."
     _ndim, _mode = 1, 'reflect'
     def __init__(self, padding):
         super().__init__()
         self.padding = _ntuple(2 * self._ndim)(padding)
     def forward(self, input): return F.pad(input, self.padding, self._mode)
     def extra_repr(self): return f'{self.padding}'
+
+class _ReflectionPadNd(_IndexPadNd): _mode = 'reflect'
 
 class ReflectionPad1d(_ReflectionPadNd):
     "Pads the last dimension with its reflection about the edge."
@@ -74,7 +77,7 @@ class ReflectionPad3d(_ReflectionPadNd):
     "Pads the last three dimensions with their reflection about the edges."
     _ndim = 3
 
-class _ReplicationPadNd(_ReflectionPadNd): _mode = 'replicate'
+class _ReplicationPadNd(_IndexPadNd): _mode = 'replicate'
 class ReplicationPad1d(_ReplicationPadNd):
     "Pads the last dimension by repeating its edge values."
     _ndim = 1

@@ -46,9 +46,8 @@ class AvgPool1d(_AvgPoolNd):
         self.padding, self.ceil_mode, self.count_include_pad = _single(padding), ceil_mode, count_include_pad
     def forward(self, input): return F.avg_pool1d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode, self.count_include_pad)
 
-class AvgPool2d(_AvgPoolNd):
-    "The mean over each window of the last two dimensions (or its sum over `divisor_override`)."
-    _fn = 'avg_pool2d'
+class _AvgPoolOverride(_AvgPoolNd):
+    "AvgPool2d/3d: the arguments kept as given, `divisor_override` among them."
     def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None):
         super().__init__()
         self.kernel_size, self.stride = kernel_size, stride if stride is not None else kernel_size
@@ -56,7 +55,11 @@ class AvgPool2d(_AvgPoolNd):
     def forward(self, input):
         return getattr(F, self._fn)(input, self.kernel_size, self.stride, self.padding, self.ceil_mode, self.count_include_pad, self.divisor_override)
 
-class AvgPool3d(AvgPool2d):
+class AvgPool2d(_AvgPoolOverride):
+    "The mean over each window of the last two dimensions (or its sum over `divisor_override`)."
+    _fn = 'avg_pool2d'
+
+class AvgPool3d(_AvgPoolOverride):
     "The mean over each window of the last three dimensions (or its sum over `divisor_override`)."
     _fn = 'avg_pool3d'
 
