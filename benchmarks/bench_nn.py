@@ -1,4 +1,5 @@
-"""lit_torch vs torch (CPU), side by side in one run: an nn MLP step, a small CNN step, and Conv2d alone.
+"""lit_torch vs torch (CPU), side by side in one run: an nn MLP step, a small CNN step, Conv2d alone, and a
+DCGAN generator step (ConvTranspose2d).
 
 Each step is the same code for both libraries (`import lit_torch as torch` style), timed with the
 helpers of bench_core. Run: python benchmarks/bench_nn.py [--device cuda]   (on a GPU: float32 with torch's TF32 off;
@@ -53,6 +54,21 @@ def conv(m, batch=32):
         layer(x).sum().backward()
     return synced(m, step)
 
+def dcgan(m, batch=16, nz=100, ngf=64):
+    "The DCGAN generator (latent 100 -> 4x4x512 -> ... -> 64x64x3), one Adam step on an MSE loss to a fixed image batch."
+    m.manual_seed(0)
+    nn = m.nn
+    def up(i, o, *args): return [nn.ConvTranspose2d(i, o, 4, *args, bias=False), nn.BatchNorm2d(o), nn.ReLU(True)]
+    model = nn.Sequential(*up(nz, ngf * 8, 1, 0), *up(ngf * 8, ngf * 4, 2, 1), *up(ngf * 4, ngf * 2, 2, 1), *up(ngf * 2, ngf, 2, 1),
+                          nn.ConvTranspose2d(ngf, 3, 4, 2, 1, bias=False), nn.Tanh())
+    opt = m.optim.Adam(model.parameters(), lr=2e-4, betas=(0.5, 0.999))
+    z, target = m.randn(batch, nz, 1, 1), m.rand(batch, 3, 64, 64) * 2 - 1
+    loss_fn = nn.MSELoss()
+    def step():
+        loss = loss_fn(model(z), target)
+        opt.zero_grad(); loss.backward(); opt.step()
+    return step
+
 def main():
     global DEVICE
     import argparse
@@ -64,7 +80,8 @@ def main():
         print(f'device: {DEVICE}: torch on {torch.cuda.get_device_name()}, lit_torch on CuPy; float32, TF32 off')
     rows = [('MLP 784-512-512-10 step (nn.Sequential, CrossEntropyLoss, SGD), batch 128', *side_by_side(mlp)),
             ('CNN step: conv 3→32→64, 32×32, batch 32 (SGD momentum)', *side_by_side(cnn)),
-            ('Conv2d 32→64 3×3, 16×16, batch 32, forward+backward', *side_by_side(conv))]
+            ('Conv2d 32→64 3×3, 16×16, batch 32, forward+backward', *side_by_side(conv)),
+            ('DCGAN generator step: ConvTranspose2d 100→512→256→128→64→3, 64×64, BatchNorm2d+ReLU, batch 16 (Adam)', *side_by_side(dcgan))]
     print(f'threads: torch {torch.get_num_threads()}\n')
     print('| benchmark | torch | lit_torch | ratio |\n|---|---|---|---|')
     for name, t, l in rows: print(f'| {name} | {t * 1e3:.2f} ms | {l * 1e3:.2f} ms | {l / t:.2f}x |')

@@ -17,9 +17,9 @@ if EMULATE_CUDA:
 
 
 def _backend():
-    "lit_torch's backend module (devices, array module): where `lit_torch.device` is defined, before or after the split into torch's files."
-    import lit_torch
-    return sys.modules[lit_torch.device.__module__]
+    "lit_torch's backend module (devices, array module), `lit_torch._C`: torch.device reports `torch` as its module, so look it up by name."
+    import importlib
+    return importlib.import_module('lit_torch._C')
 
 
 def _check_tensor_placement():

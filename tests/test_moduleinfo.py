@@ -60,10 +60,7 @@ SKIP_SAMPLES = [
 
 # Known differences: entry -> [(reason, regex over the keys of the samples that differ), ...].
 # A failing sample that matches none of its entry's patterns fails the test as a regression.
-CONV_PADDING_MODE = ("padding_mode other than 'zeros' raises NotImplementedError at construction", r'padding_mode=')
 KNOWN = {
-    'nn.AvgPool2d': [('divisor_override is ignored: lit_torch divides by the window size', r'divisor_override=')],
-    'nn.Conv1d': [CONV_PADDING_MODE], 'nn.Conv2d': [CONV_PADDING_MODE],
 }
 
 # Options module_db never exercises but lit_torch's signatures accept: extra samples (desc `extra_*`), run like
@@ -76,7 +73,7 @@ def _extra_inputs(name, dtype, training):
                 ModuleInput(FunctionInput(4, 3, padding_idx=1), FunctionInput(idx), desc='extra_padding_idx'),
                 ModuleInput(FunctionInput(4, 3, max_norm=0.5, norm_type=1.0), FunctionInput(idx), desc='extra_max_norm_l1')]
     x = lambda *shape: torch.randn(*shape, dtype=dtype, generator=torch.Generator().manual_seed(7)).requires_grad_()
-    conv = {'nn.Conv1d': 1, 'nn.Conv2d': 2}
+    conv = {'nn.Conv1d': 1, 'nn.Conv2d': 2, 'nn.Conv3d': 3}
     if name in conv:
         n = conv[name]
         return [ModuleInput(FunctionInput(4, 6, 3, **kw), FunctionInput(x(2, 4, *[9] * n)), desc=f'extra_{d}')
@@ -85,6 +82,13 @@ def _extra_inputs(name, dtype, training):
                               ('circular', dict(padding=2, padding_mode='circular')),
                               ('replicate', dict(padding=1, padding_mode='replicate')),
                               ('same_dilation', dict(padding='same', dilation=2)), ('valid', dict(padding='valid'))]]
+    convt = {'nn.ConvTranspose1d': 1, 'nn.ConvTranspose2d': 2, 'nn.ConvTranspose3d': 3}
+    if name in convt:
+        n = convt[name]
+        return [ModuleInput(FunctionInput(4, 6, k, **kw), FunctionInput(x(2, 4, *[5] * n)), desc=f'extra_{d}')
+                for d, k, kw in [('stride_output_padding', 3, dict(stride=2, padding=1, output_padding=1)),
+                                 ('groups_dilation', 3, dict(groups=2, dilation=2, bias=False)),
+                                 ('dcgan', 4, dict(stride=2, padding=1))]]
     if name == 'nn.MaxPool2d':
         return [ModuleInput(FunctionInput(3, **kw), FunctionInput(x(2, 3, 8, 7)), desc=f'extra_{d}')
                 for d, kw in [('ceil_mode', dict(stride=2, ceil_mode=True)), ('dilation', dict(stride=1, dilation=2)),
