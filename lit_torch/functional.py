@@ -129,8 +129,10 @@ def tensordot(a, b, dims=2, out=None):
     "The sum of products of `a` and `b` over the dimension pairs `dims` (the last `dims` of `a` with the first of `b`)."
     if a._data.dtype != b._data.dtype: raise RuntimeError("both inputs should have same dtype")
     da, db = _contracted(a, b, dims)
-    for i, j in zip(da, db):
-        if a._data.shape[i] != b._data.shape[j]:
+    for i, j in zip(da, db):  # a size-1 dimension contracts with anything: the other side is summed over first
+        if b._data.shape[j] == 1 and a._data.shape[i] != 1: a = a.sum(i, keepdim=True)
+        elif a._data.shape[i] == 1 and b._data.shape[j] != 1: b = b.sum(j, keepdim=True)
+        elif a._data.shape[i] != b._data.shape[j]:
             raise RuntimeError(f"contracted dimensions need to match, but first has size {a._data.shape[i]} in dim {i} and second has size {b._data.shape[j]} in dim {j}")
     fa, fb = [i for i in range(a._data.ndim) if i not in da], [j for j in range(b._data.ndim) if j not in db]
     size = lambda t, ds: math.prod(t._data.shape[d] for d in ds)

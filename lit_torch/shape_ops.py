@@ -729,7 +729,9 @@ def roll(input, shifts, dims=None):
     if not shifts: raise RuntimeError("`shifts` required")
     if len(shifts) != len(dims or ()) and not (dims is None and len(shifts) == 1):
         raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:{len(dims or ())}")
-    if dims is not None: dims = tuple(_wrap_dim(d, input._data.ndim) for d in dims)
+    if dims is not None:
+        if input._data.ndim == 0: raise IndexError(f"Dimension specified as {dims[0]} but tensor has no dimensions")
+        dims = tuple(_wrap_dim(d, input._data.ndim) for d in dims)
     return Roll.apply(input, tuple(int(s) for s in shifts), dims)
 
 class Rot90(Function):
@@ -1054,17 +1056,20 @@ def _positions(n, size, stride, offset, xp):
     ids = xp.arange(n, dtype=np.int64)
     return _strided(ids[offset:], size, tuple(s * ids.itemsize for s in stride)).copy()
 
+def _check_storage(size, stride, offset, n, k):
+    "PyTorch's error for a view of `size`, `stride` and `offset` that reaches past `n` elements of `k` bytes."
+    need = offset + builtins.sum((m - 1) * s for m, s in zip(size, stride)) + 1 if builtins.all(size) else 0
+    if need > n:
+        raise RuntimeError(f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset {offset}, and itemsize {k} requiring a "
+                           f"storage size of {need * k} are out of bounds for storage of size {n * k}")
+
 class AsStrided(Function):
     _node_name = 'AsStridedBackward0'
     @staticmethod
     def forward(ctx, x, size, stride, offset):
         mem, own = _storage(x)
-        offset = own if offset is None else offset
-        k = mem.itemsize
-        need = offset + builtins.sum((n - 1) * s for n, s in zip(size, stride)) + 1 if builtins.all(size) else 0
-        if need > mem.size:
-            raise RuntimeError(f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset {offset}, and itemsize {k} requiring a "
-                               f"storage size of {need * k} are out of bounds for storage of size {mem.size * k}")
+        offset, k = own if offset is None else offset, mem.itemsize
+        _check_storage(size, stride, offset, mem.size, k)
         if ctx.needs_input_grad[0]:
             xp = get_array_module(mem)
             ctx.n, ctx.out_pos = mem.size, _positions(mem.size, size, stride, offset, xp)
@@ -1114,6 +1119,21 @@ class BlockDiag(Function):
                      for (rows, cols, shape, dt), need in zip(ctx.blocks, ctx.needs_input_grad))
 
 # %% ../nbs/03f_indexing.ipynb #cf1bdfb8
+_OVERLAP = ("unsupported operation: some elements of the input tensor and the written-to tensor refer to a single memory location. "
+            "Please clone() the tensor before performing the operation.")
+
+def _into(out, result, *inputs):
+    "`result`, or, for an `out=` tensor, `out` resized to it and holding its values (PyTorch refuses an `out` that overlaps an input)."
+    if out is None: return result
+    for t in inputs:
+        if isinstance(t, Tensor) and get_array_module(t._data).may_share_memory(out._data, t._data): raise RuntimeError(_OVERLAP)
+    if _grad_mode.enabled and (out.requires_grad or result.requires_grad):
+        raise RuntimeError("functions with out=... arguments don't support automatic differentiation, but one of the arguments requires grad.")
+    if out._data.shape != result._data.shape: out._data = get_array_module(out._data).empty(result._data.shape, out._data.dtype)
+    out._data[...] = result._data
+    out._version[0] += 1
+    return out
+
 def nonzero(input, *, out=None, as_tuple=False):
     "The indices of the nonzero elements: an `(n, ndim)` int64 tensor, or one index vector per dimension."
     a = input._data
@@ -1121,7 +1141,7 @@ def nonzero(input, *, out=None, as_tuple=False):
     with device_context(input._device):
         if as_tuple:
             return tuple(_wrap(i.astype(np.int64, copy=False), input._device) for i in xp.nonzero(a.reshape(1) if a.ndim == 0 else a))
-        return _wrap(xp.argwhere(a).astype(np.int64, copy=False), input._device)
+        return _into(out, _wrap(xp.argwhere(a).astype(np.int64, copy=False), input._device), input)
 
 def argwhere(input):
     "The indices of the nonzero elements, one row per element."
@@ -1181,11 +1201,11 @@ class MaskedScatter(Function):
             gs = (cat([picked, _zeros_of((n - ctx.k,), grad)]) if n > ctx.k else picked).reshape(ctx.shapes[1])
         return gx, None, gs
 
-def masked_select(input, mask):
+def masked_select(input, mask, *, out=None):
     "The elements of `input` where `mask` (broadcast together) is True, as a vector."
     if mask._data.dtype != np.bool_: raise RuntimeError("masked_select: expected BoolTensor for mask")
     _check_same_device(input, mask)
-    return MaskedSelect.apply(input, mask)
+    return _into(out, MaskedSelect.apply(input, mask), input, mask)
 
 def masked_scatter(input, mask, source):
     "`input` with the first elements of `source` written, in order, where `mask` is True."
@@ -1243,10 +1263,10 @@ class Put(Function):
         gx = (grad if ctx.accumulate else Put.apply(grad, index, _zeros_of(ctx.source_shape, grad), False)) if nx else None
         return gx, None, (Take.apply(grad, index).reshape(ctx.source_shape) if ns else None), None
 
-def take(input, index):
+def take(input, index, *, out=None):
     "The elements of `input`, flattened, at `index`: a tensor of `index`'s shape."
     _check_flat_index('take', input, index)
-    return Take.apply(input, index)
+    return _into(out, Take.apply(input, index), input, index)
 
 def put(input, index, source, accumulate=False):
     "A copy of `input`, flattened, with `source` written (or added) at `index`."
@@ -1266,6 +1286,8 @@ def take_along_dim(input, indices, dim=None):
         raise RuntimeError(f"torch.take_along_dim(): input and indices should have the same number of dimensions, but got "
                            f"{input._data.ndim} dimensions for input, and {indices._data.ndim} dimensions for indices")
     d = _wrap_dim(dim, input._data.ndim)
+    i = indices._data
+    if i.size and (i < 0).any(): indices = _wrap(i + (i < 0) * input._data.shape[d], indices._device)  # counted from the end
     cut = lambda s: s[:d] + (1,) + s[d + 1:]
     shape = tuple(_broadcast_shape(cut(input._data.shape), cut(indices._data.shape)))
     grow = lambda t: t if t._data.shape[:d] + t._data.shape[d + 1:] == shape[:d] + shape[d + 1:] else t.expand(shape[:d] + t._data.shape[d:d + 1] + shape[d + 1:])
@@ -1464,6 +1486,7 @@ def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):
 def as_strided_scatter(input, src, size, stride, storage_offset=None):
     "A contiguous copy of `input` with `src` written into its `as_strided(size, stride, storage_offset)` view."
     size, stride, offset = tuple(size), tuple(stride), storage_offset or 0
+    _check_storage(size, stride, offset, input._data.size, input._data.itemsize)
     region = lambda a: _strided(a.reshape(-1)[offset:], size, tuple(s * a.itemsize for s in stride))
     return AsStridedScatter.apply(input, src, region)
 
@@ -1507,8 +1530,16 @@ def _unsqueeze_(self, dim):
     "`unsqueeze`, in place."
     return _reshape_in_place(self, _UnsqueezeInplace, _wrap_dim(dim, self._data.ndim + 1))
 
+class _AsStridedInplace(AsStrided): _node_name = 'AsStridedBackward1'
+
+def _as_strided_(self, size, stride, storage_offset=None):
+    "`as_strided`, in place."
+    return _reshape_in_place(self, _AsStridedInplace, tuple(size), tuple(stride), storage_offset)
+
 Tensor.t_, Tensor.transpose_, Tensor.swapdims_, Tensor.swapaxes_ = _t_, _transpose_, _transpose_, _transpose_
-Tensor.squeeze_, Tensor.unsqueeze_ = _squeeze_, _unsqueeze_
+Tensor.squeeze_, Tensor.unsqueeze_, Tensor.as_strided_ = _squeeze_, _unsqueeze_, _as_strided_
+Tensor.tril_ = lambda self, diagonal=0: _inplace_op(self, tril, diagonal)
+Tensor.triu_ = lambda self, diagonal=0: _inplace_op(self, triu, diagonal)
 
 # %% ../nbs/03f_indexing.ipynb #82700989
 def reshape(input, shape):
@@ -1521,6 +1552,11 @@ def ravel(input):
 
 def narrow_copy(input, dim, start, length):
     "`narrow`, as a copy."
+    shape = input._data.shape
+    if not shape: raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
+    if dim >= len(shape): raise RuntimeError("Expected dim < static_cast<int64_t>(self_sizes.size()) to be true, but got false.")
+    n = shape[_wrap_dim(dim, len(shape))]
+    if not -n <= start <= n: raise IndexError(f"start out of range (expected to be in range of [{-n}, {n}], but got {start})")
     return narrow(input, dim, start, length).clone()
 
 def _copy_of(view):
