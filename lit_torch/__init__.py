@@ -49,6 +49,10 @@ from .shape_ops import (flip, fliplr, flipud, roll, rot90, tile, repeat_interlea
 from .functional import (broadcast_shapes, broadcast_tensors, meshgrid, atleast_1d, atleast_2d, atleast_3d, block_diag,
                          cartesian_prod, tensordot, cdist, chain_matmul, unravel_index)
 # --- end of nbs/03f_indexing.ipynb
+# --- Sorting and selection (nbs/03g_sorting.ipynb)
+from .shape_ops import sort, argsort, msort, topk, kthvalue, median, nanmedian, mode, searchsorted, bucketize
+from .functional import unique, unique_consecutive
+# --- end of nbs/03g_sorting.ipynb
 
 # nn: Module, Parameter, the layers (nbs/04_functional.ipynb to 14d_dataparallel); save and load (06a_serialization)
 from . import nn
