@@ -53,6 +53,9 @@ from .functional import (broadcast_shapes, broadcast_tensors, meshgrid, atleast_
 from .shape_ops import sort, argsort, msort, topk, kthvalue, median, nanmedian, mode, searchsorted, bucketize
 from .functional import unique, unique_consecutive
 # --- end of nbs/03g_sorting.ipynb
+# --- Sampling (nbs/03h_sampling.ipynb); rand, randn, randint, randperm and the *_like are in _tensor above
+from .ops import bernoulli, multinomial, normal, poisson
+# --- end of nbs/03h_sampling.ipynb
 
 # nn: Module, Parameter, the layers (nbs/04_functional.ipynb to 14d_dataparallel); save and load (06a_serialization)
 from . import nn

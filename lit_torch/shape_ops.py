@@ -674,7 +674,7 @@ from ._C import device_context, get_array_module, _FROM_NUMPY
 from ._tensor import Tensor, Size, _wrap, _wrap_dim
 from .autograd.function import Function
 from .autograd.grad_mode import _grad_mode
-from .ops import _broadcast_shape, _check_same_device, _dims, _inplace, _records, _store, _type_name, _view_base
+from .ops import _broadcast_shape, _check_same_device, _dims, _inplace, _into, _records, _store, _type_name, _view_base
 
 # %% ../nbs/03f_indexing.ipynb #354cb273
 class Flip(Function):
@@ -1119,21 +1119,6 @@ class BlockDiag(Function):
                      for (rows, cols, shape, dt), need in zip(ctx.blocks, ctx.needs_input_grad))
 
 # %% ../nbs/03f_indexing.ipynb #cf1bdfb8
-_OVERLAP = ("unsupported operation: some elements of the input tensor and the written-to tensor refer to a single memory location. "
-            "Please clone() the tensor before performing the operation.")
-
-def _into(out, result, *inputs):
-    "`result`, or, for an `out=` tensor, `out` resized to it and holding its values (PyTorch refuses an `out` that overlaps an input)."
-    if out is None: return result
-    for t in inputs:
-        if isinstance(t, Tensor) and get_array_module(t._data).may_share_memory(out._data, t._data): raise RuntimeError(_OVERLAP)
-    if _grad_mode.enabled and (out.requires_grad or result.requires_grad):
-        raise RuntimeError("functions with out=... arguments don't support automatic differentiation, but one of the arguments requires grad.")
-    if out._data.shape != result._data.shape: out._data = get_array_module(out._data).empty(result._data.shape, out._data.dtype)
-    out._data[...] = result._data
-    out._version[0] += 1
-    return out
-
 def nonzero(input, *, out=None, as_tuple=False):
     "The indices of the nonzero elements: an `(n, ndim)` int64 tensor, or one index vector per dimension."
     a = input._data
@@ -1606,7 +1591,7 @@ import numpy as np
 from ._C import device_context, get_array_module
 from ._tensor import Tensor, _wrap, _wrap_dim
 from .autograd.function import Function
-from .ops import _check_same_device, _return_type, _type_name, return_types
+from .ops import _check_same_device, _into, _return_type, _type_name, return_types
 
 # %% ../nbs/03g_sorting.ipynb #f1201b5d
 def _sorted_order(a, axis, descending=False):
