@@ -1791,11 +1791,14 @@ class Bernoulli(_Sample):
         return (_draw(generator, x._device, 'random', size=p.shape) < p).astype(p.dtype)
 
 class BernoulliScalar(_Sample):
-    _node_name = 'BernoulliBackward1'
+    "`bernoulli(input, p)`: only `input`'s shape and dtype are used; PyTorch gives it no derivative."
+    _node_name = 'NotImplemented'
     @staticmethod
     def sample(x, p, generator):
         if not 0 <= p <= 1: raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p}")
         return (_draw(generator, x._device, 'random', size=x._data.shape) < p).astype(x._data.dtype)
+    @staticmethod
+    def backward(ctx, grad): raise RuntimeError("derivative for aten::bernoulli is not implemented")
 
 class Poisson(_Sample):
     _node_name = 'PoissonBackward0'
@@ -1824,8 +1827,6 @@ def _check_weights(w, k, replacement):
     xp = get_array_module(w)
     if w.size and not (xp.isfinite(w) & (w >= 0)).all(): raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
     if (w.sum(-1) <= 0).any(): raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
-    if not replacement and ((w > 0).sum(-1) < k).any():
-        raise RuntimeError("invalid multinomial distribution (with replacement=False, not enough non-negative category to sample)")
 
 def _with_replacement(w, k, generator, device):
     xp = get_array_module(w)
@@ -1901,11 +1902,11 @@ class _ExponentialDraw(_Redraw): _node_name = 'ExponentialBackward0'
 class _GeometricDraw(_Redraw): _node_name = 'GeometricBackward0'
 class _LogNormalDraw(_Redraw): _node_name = 'LogNormalBackward0'
 class _CauchyDraw(_Redraw): _node_name = 'CauchyBackward0'
-class _BernoulliDraw(_Redraw): _node_name = 'BernoulliBackward1'
-class _BernoulliTensorDraw(_Redraw): _node_name = 'BernoulliBackward2'
-class _RandomDraw(_Redraw): _node_name = 'RandomBackward0'
+class _BernoulliTensorDraw(_Redraw): _node_name = 'BernoulliBackward1'
+class _BernoulliDraw(_Redraw): _node_name = 'BernoulliBackward2'
+class _RandomFromToDraw(_Redraw): _node_name = 'RandomBackward0'
 class _RandomToDraw(_Redraw): _node_name = 'RandomBackward1'
-class _RandomFromToDraw(_Redraw): _node_name = 'RandomBackward2'
+class _RandomDraw(_Redraw): _node_name = 'RandomBackward2'
 
 def _fill_random(self, node, values):
     "Write the array `values` (a draw of `self`'s shape) into `self`, in its dtype: recorded as `node` when grad is on."

@@ -1431,13 +1431,13 @@ class IndexPutAccumulate(Function):
 def index_put(input, indices, values, accumulate=False):
     "A copy of `input` with `values` written (or added, with `accumulate`) at `input[indices]`."
     if not isinstance(indices, (tuple, list)): raise TypeError(f"index_put(): argument 'indices' must be tuple of Tensors, not {type(indices).__name__}")
-    for t in indices:
-        if t is not None and not isinstance(t, Tensor): raise TypeError(f"index_put(): argument 'indices' must be tuple of Tensors, not {type(t).__name__}")
+    for i, t in enumerate(indices):
+        if not isinstance(t, Tensor): raise TypeError(f"expected Tensor as element {i} in argument 1, but got {type(t).__name__}")
     if values._data.dtype != input._data.dtype:
         raise RuntimeError(f"Index put requires the source and destination dtypes match, got {_type_name(input._data.dtype)} for the destination "
                            f"and {_type_name(values._data.dtype)} for the source.")
     _check_same_device(input, values)
-    _, key1, key2 = _index_keys(input._data, tuple(_FULL if t is None else t for t in indices))
+    _, key1, key2 = _index_keys(input._data, tuple(indices))
     return (IndexPutAccumulate if accumulate else IndexPut).apply(input, key1, key2, values)
 
 Tensor.index_put = index_put
