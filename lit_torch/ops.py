@@ -1851,7 +1851,7 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
     rows = w.reshape(-1, w.shape[-1])
     _check_weights(rows, num_samples, replacement)
     draw = _with_replacement if replacement else _without_replacement
-    idx = draw(rows, num_samples, generator, input._device).astype(np.int64)
+    with device_context(input._device): idx = draw(rows, num_samples, generator, input._device).astype(np.int64)
     return _into(out, _wrap(idx.reshape(w.shape[:-1] + (num_samples,)), input._device), input)
 
 Tensor.multinomial = multinomial
@@ -1867,7 +1867,7 @@ class Normal(_Sample):
     @staticmethod
     def sample(mean, std, generator):
         arrays = [v._data for v in (mean, std) if isinstance(v, Tensor)]
-        dt = np.result_type(*arrays)
+        dt = np.result_type(*(a.dtype for a in arrays))
         if dt.kind != 'f': raise NotImplementedError(f"\"normal_kernel_cpu\" not implemented for '{_type_name(dt)}'")
         shape = _broadcast_shape(*(a.shape for a in arrays))
         m, s = (v._data if isinstance(v, Tensor) else v for v in (mean, std))
@@ -1908,11 +1908,12 @@ class _RandomFromToDraw(_Redraw): _node_name = 'RandomBackward0'
 class _RandomToDraw(_Redraw): _node_name = 'RandomBackward1'
 class _RandomDraw(_Redraw): _node_name = 'RandomBackward2'
 
-def _fill_random(self, node, values):
-    "Write the array `values` (a draw of `self`'s shape) into `self`, in its dtype: recorded as `node` when grad is on."
-    values = values.astype(self._data.dtype, copy=False)
-    if _records(self): return _inplace(self, node.apply, values, copy=False)
-    _writable(self)[...] = values
+def _fill_random(self, node, draw):
+    "Write `draw()` (an array of `self`'s shape, made on its device) into `self`, in its dtype: recorded as `node` when grad is on."
+    with device_context(self._device):
+        values = draw().astype(self._data.dtype, copy=False)
+        if _records(self): return _inplace(self, node.apply, values, copy=False)
+        _writable(self)[...] = values
     self._version[0] += 1
     return self
 
@@ -1927,36 +1928,36 @@ def _uniform_(self, from_=0.0, to=1.0, *, generator=None, **kwargs):
     from_ = kwargs.pop('from', from_)
     if self._data.dtype.kind != 'f': raise NotImplementedError(f"\"check_uniform_bounds\" not implemented for '{_type_name(self._data.dtype)}'")
     if from_ > to: raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={from_} > to={to}")
-    return _fill_random(self, _UniformDraw, from_ + (to - from_) * _draw(generator, self._device, 'random', size=self._data.shape))
+    return _fill_random(self, _UniformDraw, lambda: from_ + (to - from_) * _draw(generator, self._device, 'random', size=self._data.shape))
 
 def _normal_(self, mean=0.0, std=1.0, *, generator=None):
     "Fill with normal samples of mean `mean` and standard deviation `std`."
     if self._data.dtype.kind != 'f': raise NotImplementedError(f"\"normal_kernel_cpu\" not implemented for '{_type_name(self._data.dtype)}'")
     _check_std(std)
-    return _fill_random(self, _NormalDraw, mean + std * _draw(generator, self._device, 'standard_normal', size=self._data.shape))
+    return _fill_random(self, _NormalDraw, lambda: mean + std * _draw(generator, self._device, 'standard_normal', size=self._data.shape))
 
 def _exponential_(self, lambd=1.0, *, generator=None):
     "Fill with exponential samples of rate `lambd`."
     _continuous(self, 'Exponential')
     if not lambd > 0: raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={lambd}")
-    return _fill_random(self, _ExponentialDraw, _draw(generator, self._device, 'exponential', 1 / lambd, size=self._data.shape))
+    return _fill_random(self, _ExponentialDraw, lambda: _draw(generator, self._device, 'exponential', 1 / lambd, size=self._data.shape))
 
 def _geometric_(self, p, *, generator=None):
     "Fill with the number of Bernoulli(`p`) trials up to the first success: 1, 2, ..."
     if not 0 < p < 1: raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={p}")
-    return _fill_random(self, _GeometricDraw, _draw(generator, self._device, 'geometric', p, size=self._data.shape))
+    return _fill_random(self, _GeometricDraw, lambda: _draw(generator, self._device, 'geometric', p, size=self._data.shape))
 
 def _log_normal_(self, mean=1.0, std=2.0, *, generator=None):
     "Fill with samples whose logarithm is normal with mean `mean` and standard deviation `std`."
     _continuous(self, 'LogNormal')
     if not std > 0: raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={std}")
-    return _fill_random(self, _LogNormalDraw, _draw(generator, self._device, 'lognormal', mean, std, size=self._data.shape))
+    return _fill_random(self, _LogNormalDraw, lambda: _draw(generator, self._device, 'lognormal', mean, std, size=self._data.shape))
 
 def _cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
     "Fill with Cauchy samples of location `median` and scale `sigma`."
     _continuous(self, 'Cauchy')
     if not sigma > 0: raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={sigma}")
-    return _fill_random(self, _CauchyDraw, median + sigma * _draw(generator, self._device, 'standard_cauchy', size=self._data.shape))
+    return _fill_random(self, _CauchyDraw, lambda: median + sigma * _draw(generator, self._device, 'standard_cauchy', size=self._data.shape))
 
 # %% ../nbs/03h_sampling.ipynb #e84d1d6a
 _EXACT_INTS = {'float16': 2 ** 11, 'float32': 2 ** 24, 'float64': 2 ** 53}
@@ -1985,18 +1986,18 @@ def _random_(self, from_=None, to=None, *, generator=None, **kwargs):
         lo, hi = (0, 1) if dt.kind == 'b' else (int(np.iinfo(dt).min), int(np.iinfo(dt).max))
         if frm < lo: raise RuntimeError(f"from is out of bounds for {_C_NAMES[dt.name]}")
         if to - 1 > hi: raise RuntimeError(f"to - 1 is out of bounds for {_C_NAMES[dt.name]}")
-    return _fill_random(self, node, _integers(generator, self._device, frm, to, self._data.shape))
+    return _fill_random(self, node, lambda: _integers(generator, self._device, frm, to, self._data.shape))
 
 def _bernoulli_(self, p=0.5, *, generator=None):
     "Fill with 1 with probability `p` (a number, or a tensor that broadcasts to this one), else 0."
-    u = _draw(generator, self._device, 'random', size=self._data.shape)
+    u = lambda: _draw(generator, self._device, 'random', size=self._data.shape)
     if not isinstance(p, Tensor):
         if not 0 <= p <= 1: raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p}")
-        return _fill_random(self, _BernoulliDraw, u < p)
+        return _fill_random(self, _BernoulliDraw, lambda: u() < p)
     _check_same_device(self, p)
     if tuple(_broadcast_shape(self._data.shape, p._data.shape)) != self._data.shape:
         raise RuntimeError(f"expand: p of shape {list(p._data.shape)} does not broadcast to the shape {list(self._data.shape)} of self")
-    return _fill_random(self, _BernoulliTensorDraw, u < _probabilities(p._data))
+    return _fill_random(self, _BernoulliTensorDraw, lambda: u() < _probabilities(p._data))
 
 Tensor.uniform_, Tensor.normal_, Tensor.exponential_, Tensor.geometric_ = _uniform_, _normal_, _exponential_, _geometric_
 Tensor.log_normal_, Tensor.cauchy_, Tensor.random_, Tensor.bernoulli_ = _log_normal_, _cauchy_, _random_, _bernoulli_

@@ -760,23 +760,24 @@ def tile(input, dims):
     dims = _int_args((dims,))
     return input.repeat((1,) * (input._data.ndim - len(dims)) + dims)
 
-def _repeat_counts(repeats, n):
-    "`repeats` (an int or a 0-d/1-d tensor) as an array of `n` non-negative counts, with PyTorch's errors."
-    if isinstance(repeats, Tensor):
-        if repeats._data.ndim > 1: raise RuntimeError("repeats must be 0-dim or 1-dim tensor")
-        if repeats._data.dtype.kind not in 'iu': raise RuntimeError(f"repeats has to be Long or Int tensor")
-        r = repeats._data.reshape(-1)
-        if r.size != 1 and r.size != n:
-            raise RuntimeError(f"repeats must have the same size as input along dim, but got repeats.size(0) = {r.size} and input.size(0) = {n}")
-    else: r = np.asarray([repeats])
-    if r.size and int(r.min()) < 0: raise RuntimeError("repeats can not be negative")
-    return get_array_module(r).broadcast_to(r, (n,))
+def _repeated_positions(repeats, n):
+    "The index `[0] * r0 + [1] * r1 + ...` for the counts `repeats` (a 0-d/1-d tensor, broadcast to `n`), with PyTorch's errors."
+    r = repeats._data
+    if r.ndim > 1: raise RuntimeError("repeats must be 0-dim or 1-dim tensor")
+    if r.dtype.kind not in 'iu': raise RuntimeError("repeats has to be Long or Int tensor")
+    r = r.reshape(-1)
+    if r.size != 1 and r.size != n:
+        raise RuntimeError(f"repeats must have the same size as input along dim, but got repeats.size(0) = {r.size} and input.size(0) = {n}")
+    xp = get_array_module(r)
+    with device_context(repeats._device):
+        r = xp.broadcast_to(r, (n,))
+        if r.size and int(r.min()) < 0: raise RuntimeError("repeats can not be negative")
+        ends = xp.cumsum(r)  # position i fills [ends[i] - r[i], ends[i]): a search of each output slot among the ends
+        return _wrap(xp.searchsorted(ends, xp.arange(int(ends[-1]) if n else 0), 'right').astype(np.int64), repeats._device)
 
 def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     "Each slice of `input` along `dim` (each element, if `dim` is None) repeated `repeats` times in place."
-    if repeats is None:  # repeat_interleave(counts): the index that repeats each position
-        r = _repeat_counts(input, input._data.size)
-        return _wrap(get_array_module(r).repeat(get_array_module(r).arange(r.size), r), input._device)
+    if repeats is None: return _repeated_positions(input, input._data.size)  # repeat_interleave(counts): the index alone
     x = input.reshape(-1) if dim is None else input
     d = 0 if dim is None else _wrap_dim(dim, x._data.ndim)
     if x._data.ndim == 0: x = x.reshape(1)
@@ -784,9 +785,8 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
         if repeats < 0: raise RuntimeError("Repeats must be non-negative")
         shape = x.shape
         return x.unsqueeze(d + 1).expand(shape[:d + 1] + (int(repeats),) + shape[d + 1:]).clone().flatten(d, d + 1)
-    r = _repeat_counts(repeats, x._data.shape[d])
-    index = get_array_module(r).repeat(get_array_module(r).arange(r.size), r)
-    return x.index_select(d, _wrap(index, x._device))
+    _check_same_device(x, repeats)
+    return x.index_select(d, _repeated_positions(repeats, x._data.shape[d]))
 
 Tensor.tile = lambda self, *dims: tile(self, _int_args(dims))
 Tensor.repeat_interleave = repeat_interleave
@@ -1137,8 +1137,8 @@ def nonzero_static(input, *, size, fill_value=-1):
     if size < 0: raise RuntimeError(f"nonzero_static: 'size' must be an non-negative integer, but got size: {size}")
     idx = nonzero(input)._data[:size]
     xp = get_array_module(idx)
-    pad = xp.full((size - idx.shape[0], idx.shape[1]), fill_value, np.int64)
-    return _wrap(xp.concatenate([idx, pad]), input._device)
+    with device_context(input._device):
+        return _wrap(xp.concatenate([idx, xp.full((size - idx.shape[0], idx.shape[1]), fill_value, np.int64)]), input._device)
 
 Tensor.nonzero, Tensor.argwhere, Tensor.nonzero_static = nonzero, argwhere, nonzero_static
 
@@ -1272,7 +1272,8 @@ def take_along_dim(input, indices, dim=None):
                            f"{input._data.ndim} dimensions for input, and {indices._data.ndim} dimensions for indices")
     d = _wrap_dim(dim, input._data.ndim)
     i = indices._data
-    if i.size and (i < 0).any(): indices = _wrap(i + (i < 0) * input._data.shape[d], indices._device)  # counted from the end
+    with device_context(indices._device):
+        if i.size and (i < 0).any(): indices = _wrap(i + (i < 0) * input._data.shape[d], indices._device)  # counted from the end
     cut = lambda s: s[:d] + (1,) + s[d + 1:]
     shape = tuple(_broadcast_shape(cut(input._data.shape), cut(indices._data.shape)))
     grow = lambda t: t if t._data.shape[:d] + t._data.shape[d + 1:] == shape[:d] + shape[d + 1:] else t.expand(shape[:d] + t._data.shape[d:d + 1] + shape[d + 1:])
@@ -1579,7 +1580,8 @@ def combinations(input, r=2, with_replacement=False):
     if r == 0: return input.new_empty(0)
     pick = itertools.combinations_with_replacement if with_replacement else itertools.combinations
     rows = np.array(list(pick(range(input._data.shape[0]), r)), np.int64).reshape(-1, r)
-    return input.index_select(0, _wrap(get_array_module(input._data).asarray(rows.reshape(-1)), input._device)).reshape(-1, r)
+    with device_context(input._device): index = _wrap(get_array_module(input._data).asarray(rows.reshape(-1)), input._device)
+    return input.index_select(0, index).reshape(-1, r)
 
 Tensor.view_as = lambda self, other: self.view(other.shape)
 Tensor.reshape_as = lambda self, other: self.reshape(other.shape)
@@ -1640,8 +1642,9 @@ def sort(input, dim=-1, descending=False, stable=False, *, out=None):
 def argsort(input, dim=-1, descending=False, stable=False):
     "The indices that sort `input` along `dim`."
     a = input._data
-    if a.ndim == 0: return _wrap(get_array_module(a).zeros((), np.int64), input._device)
-    return _wrap(_sorted_order(a, _wrap_dim(dim, a.ndim), descending), input._device)
+    with device_context(input._device):
+        if a.ndim == 0: return _wrap(get_array_module(a).zeros((), np.int64), input._device)
+        return _wrap(_sorted_order(a, _wrap_dim(dim, a.ndim), descending), input._device)
 
 def msort(input, *, out=None):
     "`input` sorted along its first dimension."
@@ -1850,7 +1853,7 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
         right = side == 'right'
     seq, scalar = sorted_sequence._data, not isinstance(input, Tensor)
     xp = get_array_module(seq)
-    vals = xp.asarray(input) if scalar else input._data
+    with device_context(sorted_sequence._device): vals = xp.asarray(input) if scalar else input._data
     if seq.ndim == 0: raise RuntimeError("torch.searchsorted(): boundaries tensor should have positive dimension, but got 0 dimension")
     if scalar and seq.ndim != 1:
         raise RuntimeError(f"torch.searchsorted(): input value can be a scalar only when boundaries tensor dimension is 1, but we got "
@@ -1866,11 +1869,12 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
                                f"{list(seq.shape)}and got sorter tensor {list(sorter._data.shape)}")
         seq = xp.take_along_axis(seq, sorter._data, -1)
     how = 'right' if right else 'left'
-    if seq.ndim == 1: found = xp.searchsorted(seq, vals, how)
-    else:
-        rows, vrows = seq.reshape(-1, seq.shape[-1]), vals.reshape(-1, vals.shape[-1])
-        found = xp.stack([xp.searchsorted(s, v, how) for s, v in zip(rows, vrows)]).reshape(vals.shape) if vrows.shape[0] else xp.zeros(vals.shape, np.int64)
-    result = _wrap(xp.asarray(found).astype(np.int32 if out_int32 else np.int64), sorted_sequence._device)
+    with device_context(sorted_sequence._device):
+        if seq.ndim == 1: found = xp.searchsorted(seq, vals, how)
+        else:
+            rows, vrows = seq.reshape(-1, seq.shape[-1]), vals.reshape(-1, vals.shape[-1])
+            found = xp.stack([xp.searchsorted(s, v, how) for s, v in zip(rows, vrows)]).reshape(vals.shape) if vrows.shape[0] else xp.zeros(vals.shape, np.int64)
+        result = _wrap(xp.asarray(found).astype(np.int32 if out_int32 else np.int64), sorted_sequence._device)
     return _into(out, result, sorted_sequence, input)
 
 def bucketize(input, boundaries, *, out_int32=False, right=False, out=None):
