@@ -125,6 +125,7 @@ def _contracted(a, b, dims):
     if len(da) != len(db): raise RuntimeError("both dimension lists should have same length")
     return [d % max(a._data.ndim, 1) for d in da], [d % max(b._data.ndim, 1) for d in db]
 
+# %% ../nbs/03f_indexing.ipynb #dfb9ac27
 def tensordot(a, b, dims=2, out=None):
     "The sum of products of `a` and `b` over the dimension pairs `dims` (the last `dims` of `a` with the first of `b`)."
     if a._data.dtype != b._data.dtype: raise RuntimeError("both inputs should have same dtype")
@@ -143,7 +144,7 @@ def tensordot(a, b, dims=2, out=None):
     out._data, out._version[0] = result._data.copy(), out._version[0] + 1
     return out
 
-# %% ../nbs/03f_indexing.ipynb #dfb9ac27
+# %% ../nbs/03f_indexing.ipynb #8b44deea
 _CDIST_MODES = {'use_mm_for_euclid_dist_if_necessary': 0, 'use_mm_for_euclid_dist': 1, 'donot_use_mm_for_euclid_dist': 2}
 
 def _pdistances(a, b, p, use_mm):
@@ -159,6 +160,7 @@ def _pdistances(a, b, p, use_mm):
     if p == math.inf: return d.max(-1) if d.shape[-1] else d.sum(-1)
     return (d ** p).sum(-1) ** (1 / p)
 
+# %% ../nbs/03f_indexing.ipynb #afbfb428
 class _Cdist(Function):
     _node_name = 'CdistBackward0'
     @staticmethod
@@ -181,6 +183,7 @@ class _Cdist(Function):
         g = grad.unsqueeze(-1) * term
         return (g.sum(-2) if ctx.needs_input_grad[0] else None), (-g.sum(-3) if ctx.needs_input_grad[1] else None), None, None
 
+# %% ../nbs/03f_indexing.ipynb #67d2af77
 def cdist(x1, x2, p=2.0, compute_mode='use_mm_for_euclid_dist_if_necessary'):
     "The p-norm distance between each row of `x1` and each row of `x2`, batched over leading dimensions."
     for name, x in (('X1', x1), ('X2', x2)):
@@ -198,7 +201,7 @@ def cdist(x1, x2, p=2.0, compute_mode='use_mm_for_euclid_dist_if_necessary'):
     grow = lambda x: x if tuple(x.shape[:-2]) == batch else x.expand(batch + tuple(x.shape[-2:]))
     return _Cdist.apply(grow(x1), grow(x2), float(p), use_mm)
 
-# %% ../nbs/03f_indexing.ipynb #8b44deea
+# %% ../nbs/03f_indexing.ipynb #fbf406b3
 def chain_matmul(*matrices, out=None):
     "The product of the 2-D `matrices`, left to right (deprecated: use `torch.linalg.multi_dot`)."
     warnings.warn("torch.chain_matmul is deprecated and will be removed in a future PyTorch release. Use torch.linalg.multi_dot instead, "

@@ -1790,6 +1790,7 @@ class Bernoulli(_Sample):
         p = _probabilities(x._data)
         return (_draw(generator, x._device, 'random', size=p.shape) < p).astype(p.dtype)
 
+# %% ../nbs/03h_sampling.ipynb #39780389
 class BernoulliScalar(_Sample):
     "`bernoulli(input, p)`: only `input`'s shape and dtype are used; PyTorch gives it no derivative."
     _node_name = 'NotImplemented'
@@ -1819,7 +1820,7 @@ def poisson(input, generator=None):
 
 Tensor.bernoulli = lambda self, p=None, *, generator=None: bernoulli(self, p, generator=generator)
 
-# %% ../nbs/03h_sampling.ipynb #39780389
+# %% ../nbs/03h_sampling.ipynb #863f0323
 def _check_weights(w, k, replacement):
     "PyTorch's errors for multinomial weights `w` (a 2-d array) and `k` draws."
     if k <= 0: raise RuntimeError("cannot sample n_sample <= 0 samples")
@@ -1841,6 +1842,7 @@ def _without_replacement(w, k, generator, device):
         keys = get_array_module(w).where(w > 0, w / _draw(generator, device, 'exponential', 1.0, size=w.shape), 0)
     return get_array_module(keys).argsort(-keys, axis=1, kind='stable')[:, :k]
 
+# %% ../nbs/03h_sampling.ipynb #847504be
 def multinomial(input, num_samples, replacement=False, *, generator=None, out=None):
     "`num_samples` category indices per row of the weights `input`, drawn with or without replacement."
     w = input._data
@@ -1856,7 +1858,7 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
 
 Tensor.multinomial = multinomial
 
-# %% ../nbs/03h_sampling.ipynb #863f0323
+# %% ../nbs/03h_sampling.ipynb #14986ad6
 def _check_std(std):
     if isinstance(std, Tensor):
         if std._data.size and not (std._data >= 0).all(): raise RuntimeError("normal expects all elements of std >= 0.0")
@@ -1887,7 +1889,7 @@ def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, la
     x = empty(_sizes((size,)), dtype=dtype, device=device)
     return _into(out, x.normal_(mean, std, generator=generator).requires_grad_(requires_grad))
 
-# %% ../nbs/03h_sampling.ipynb #847504be
+# %% ../nbs/03h_sampling.ipynb #e84d1d6a
 class _Redraw(Function):
     "The values of `x` replaced by a draw: what an in-place random op records; its gradient is zero."
     _node_name = 'RedrawBackward0'
@@ -1908,6 +1910,7 @@ class _RandomFromToDraw(_Redraw): _node_name = 'RandomBackward0'
 class _RandomToDraw(_Redraw): _node_name = 'RandomBackward1'
 class _RandomDraw(_Redraw): _node_name = 'RandomBackward2'
 
+# %% ../nbs/03h_sampling.ipynb #9747847d
 def _fill_random(self, node, draw):
     "Write `draw()` (an array of `self`'s shape, made on its device) into `self`, in its dtype: recorded as `node` when grad is on."
     with device_context(self._device):
@@ -1922,7 +1925,7 @@ def _continuous(self, name):
     if self._data.dtype.kind != 'f':
         raise RuntimeError(f"{name} distribution is a continuous probability distribution. dtype must be a floating point but you specified {_type_name(self._data.dtype)}")
 
-# %% ../nbs/03h_sampling.ipynb #14986ad6
+# %% ../nbs/03h_sampling.ipynb #0dcf443c
 def _uniform_(self, from_=0.0, to=1.0, *, generator=None, **kwargs):
     "Fill with numbers drawn uniformly from [from, to)."
     from_ = kwargs.pop('from', from_)
@@ -1947,6 +1950,7 @@ def _geometric_(self, p, *, generator=None):
     if not 0 < p < 1: raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={p}")
     return _fill_random(self, _GeometricDraw, lambda: _draw(generator, self._device, 'geometric', p, size=self._data.shape))
 
+# %% ../nbs/03h_sampling.ipynb #4958fbbf
 def _log_normal_(self, mean=1.0, std=2.0, *, generator=None):
     "Fill with samples whose logarithm is normal with mean `mean` and standard deviation `std`."
     _continuous(self, 'LogNormal')
@@ -1959,7 +1963,7 @@ def _cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
     if not sigma > 0: raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={sigma}")
     return _fill_random(self, _CauchyDraw, lambda: median + sigma * _draw(generator, self._device, 'standard_cauchy', size=self._data.shape))
 
-# %% ../nbs/03h_sampling.ipynb #e84d1d6a
+# %% ../nbs/03h_sampling.ipynb #fcfb1a53
 _EXACT_INTS = {'float16': 2 ** 11, 'float32': 2 ** 24, 'float64': 2 ** 53}
 _C_NAMES = {'uint8': 'unsigned char', 'int8': 'signed char', 'int16': 'short', 'int32': 'int', 'int64': 'long', 'bool': 'bool'}
 
@@ -1974,6 +1978,7 @@ def _integers(generator, device, low, high, size):
         if hasattr(rng, 'integers'): return rng.integers(low, high - 1, size=size, endpoint=True)
         return rng.randint(low, builtins.min(high, 2 ** 63 - 1), size=size)
 
+# %% ../nbs/03h_sampling.ipynb #9a4499f0
 def _random_(self, from_=None, to=None, *, generator=None, **kwargs):
     "Fill with integers drawn uniformly from [from, to) (`random_(to)`: [0, to); `random_()`: all the dtype holds exactly)."
     if 'from' in kwargs: from_, node = kwargs.pop('from'), _RandomFromToDraw

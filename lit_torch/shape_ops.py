@@ -703,6 +703,7 @@ def fliplr(input):
     if input._data.ndim < 2: raise RuntimeError("Input must be >= 2-d.")
     return Flip.apply(input, (1,))
 
+# %% ../nbs/03f_indexing.ipynb #05c35333
 def flipud(input):
     "`input` flipped upside down: along dimension 0."
     if input._data.ndim < 1: raise RuntimeError("Input must be >= 1-d.")
@@ -712,7 +713,7 @@ def _flip_method(self, *dims, **kwargs): return flip(self, kwargs.pop('dims') if
 
 Tensor.flip, Tensor.fliplr, Tensor.flipud = _flip_method, fliplr, flipud
 
-# %% ../nbs/03f_indexing.ipynb #05c35333
+# %% ../nbs/03f_indexing.ipynb #4ac5a168
 class Roll(Function):
     _node_name = 'RollBackward0'
     @staticmethod
@@ -734,6 +735,7 @@ def roll(input, shifts, dims=None):
         dims = tuple(_wrap_dim(d, input._data.ndim) for d in dims)
     return Roll.apply(input, tuple(int(s) for s in shifts), dims)
 
+# %% ../nbs/03f_indexing.ipynb #d60954dc
 class Rot90(Function):
     _node_name = 'Rot90Backward0'
     @staticmethod
@@ -754,7 +756,7 @@ def rot90(input, k=1, dims=(0, 1)):
 
 Tensor.roll, Tensor.rot90 = roll, rot90
 
-# %% ../nbs/03f_indexing.ipynb #4ac5a168
+# %% ../nbs/03f_indexing.ipynb #44ef790e
 def tile(input, dims):
     "`input` repeated `dims[i]` times along each dimension; missing leading `dims` count as 1."
     dims = _int_args((dims,))
@@ -775,6 +777,7 @@ def _repeated_positions(repeats, n):
         ends = xp.cumsum(r)  # position i fills [ends[i] - r[i], ends[i]): a search of each output slot among the ends
         return _wrap(xp.searchsorted(ends, xp.arange(int(ends[-1]) if n else 0), 'right').astype(np.int64), repeats._device)
 
+# %% ../nbs/03f_indexing.ipynb #05a57881
 def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     "Each slice of `input` along `dim` (each element, if `dim` is None) repeated `repeats` times in place."
     if repeats is None: return _repeated_positions(input, input._data.size)  # repeat_interleave(counts): the index alone
@@ -791,7 +794,7 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
 Tensor.tile = lambda self, *dims: tile(self, _int_args(dims))
 Tensor.repeat_interleave = repeat_interleave
 
-# %% ../nbs/03f_indexing.ipynb #d60954dc
+# %% ../nbs/03f_indexing.ipynb #16578963
 def broadcast_to(input, size):
     "A view of `input` broadcast to `size` (-1 keeps a dimension)."
     size, shape = tuple(size), input._data.shape
@@ -809,7 +812,7 @@ def broadcast_to(input, size):
 
 Tensor.broadcast_to = broadcast_to
 
-# %% ../nbs/03f_indexing.ipynb #44ef790e
+# %% ../nbs/03f_indexing.ipynb #788576e1
 def _atleast_1d(t): return t.reshape(1) if t._data.ndim == 0 else t
 def _atleast_2d(t): return t.reshape(1, 1) if t._data.ndim == 0 else t.unsqueeze(0) if t._data.ndim == 1 else t
 def _atleast_3d(t):
@@ -840,7 +843,7 @@ def column_stack(tensors):
 
 row_stack = vstack
 
-# %% ../nbs/03f_indexing.ipynb #05a57881
+# %% ../nbs/03f_indexing.ipynb #d3ca7d31
 def _pieces(input, d, bounds):
     "The views of `input` along dimension `d` between consecutive `bounds`."
     n = input._data.shape[d]
@@ -866,6 +869,7 @@ def tensor_split(input, indices_or_sections, dim=0):
         return _pieces(input, d, [i * q + builtins.min(i, r) for i in range(int(s) + 1)])
     return _pieces(input, d, [0] + [i + n if i < 0 else i for i in s] + [n])
 
+# %% ../nbs/03f_indexing.ipynb #b9bf85d1
 def _split_at(name, input, s, need, d):
     if input._data.ndim < need:
         raise RuntimeError(f"torch.{name} requires a tensor with at least {need} dimension, but got a tensor with {input._data.ndim} dimensions!")
@@ -894,7 +898,7 @@ unsafe_split, unsafe_chunk = split, chunk
 Tensor.tensor_split, Tensor.hsplit, Tensor.vsplit, Tensor.dsplit = tensor_split, hsplit, vsplit, dsplit
 Tensor.split_with_sizes, Tensor.unsafe_split, Tensor.unsafe_chunk = split_with_sizes, split, chunk
 
-# %% ../nbs/03f_indexing.ipynb #16578963
+# %% ../nbs/03f_indexing.ipynb #1c6a0bc8
 def _strided(a, shape, strides):
     "A view of array `a`'s memory with the given shape and byte strides."
     return get_array_module(a).lib.stride_tricks.as_strided(a, shape, strides)
@@ -914,6 +918,7 @@ def _diagonal_dims(ndim, dim1, dim2):
     if d1 == d2: raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
     return d1, d2
 
+# %% ../nbs/03f_indexing.ipynb #c2960f80
 class _Embed(Function):
     "`x` with `src` written into the region of it that `region(array)` views (the *_scatter ops and the gradient of views)."
     _node_name = 'EmbedBackward0'
@@ -932,6 +937,7 @@ class _Embed(Function):
         gx = type(ctx)._forward_cls.apply(grad, _zeros_of(ctx.src_shape, grad), ctx.region) if nx else None
         return gx, (_Region.apply(grad, ctx.region) if ns else None), None
 
+# %% ../nbs/03f_indexing.ipynb #cf1bdfb8
 class _Region(Function):
     "A copy of the region of `x` that `region(array)` views; its gradient is the gradient embedded in zeros."
     _node_name = 'RegionBackward0'
@@ -942,7 +948,7 @@ class _Region(Function):
     @staticmethod
     def backward(ctx, grad): return _Embed.apply(_zeros_of(ctx.shape, grad), grad, ctx.region), None
 
-# %% ../nbs/03f_indexing.ipynb #788576e1
+# %% ../nbs/03f_indexing.ipynb #3cefb19c
 class Diagonal(Function):
     _node_name = 'DiagonalBackward0'
     @staticmethod
@@ -961,7 +967,7 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
 
 Tensor.diagonal = diagonal
 
-# %% ../nbs/03f_indexing.ipynb #d3ca7d31
+# %% ../nbs/03f_indexing.ipynb #e645e08b
 class DiagEmbed(Function):
     _node_name = 'DiagEmbedBackward0'
     @staticmethod
@@ -989,6 +995,7 @@ def diag(input, diagonal=0):
     if n == 2: return input.diagonal(diagonal).clone()
     raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {n}D")
 
+# %% ../nbs/03f_indexing.ipynb #0e2e5338
 def diagflat(input, offset=0):
     "The square matrix with the flattened `input` on its diagonal `offset`."
     return diag_embed(input.reshape(-1), offset, 0, 1)
@@ -999,7 +1006,7 @@ def diagonal_copy(input, offset=0, dim1=0, dim2=1):
 
 Tensor.diag_embed, Tensor.diag, Tensor.diagflat = diag_embed, diag, diagflat
 
-# %% ../nbs/03f_indexing.ipynb #b9bf85d1
+# %% ../nbs/03f_indexing.ipynb #faf5b5ee
 def _windows(a, d, size, step):
     "The sliding windows of array `a` along `d`, as a view with a new last dimension."
     if a.ndim == 0: return a.reshape(1)
@@ -1016,6 +1023,7 @@ class Unfold(Function):
     @staticmethod
     def backward(ctx, grad): return _UnfoldGrad.apply(grad, ctx.shape, *ctx.args), None, None, None
 
+# %% ../nbs/03f_indexing.ipynb #14d81f73
 class _UnfoldGrad(Function):
     _node_name = 'UnfoldBackwardBackward0'
     @staticmethod
@@ -1041,7 +1049,7 @@ def _unfold(self, dimension, size, step):
 
 Tensor.unfold = _unfold
 
-# %% ../nbs/03f_indexing.ipynb #1c6a0bc8
+# %% ../nbs/03f_indexing.ipynb #d9face1a
 def _address(a): return a.ctypes.data if isinstance(a, np.ndarray) else a.data.ptr
 
 def _storage(t):
@@ -1063,6 +1071,7 @@ def _check_storage(size, stride, offset, n, k):
         raise RuntimeError(f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset {offset}, and itemsize {k} requiring a "
                            f"storage size of {need * k} are out of bounds for storage of size {n * k}")
 
+# %% ../nbs/03f_indexing.ipynb #e3fe09a7
 class AsStrided(Function):
     _node_name = 'AsStridedBackward0'
     @staticmethod
@@ -1095,7 +1104,7 @@ def as_strided_copy(input, size, stride, storage_offset=None):
 
 Tensor.as_strided = as_strided
 
-# %% ../nbs/03f_indexing.ipynb #c2960f80
+# %% ../nbs/03f_indexing.ipynb #b432142f
 class BlockDiag(Function):
     _node_name = 'BlockDiagBackward0'
     @staticmethod
@@ -1118,7 +1127,7 @@ class BlockDiag(Function):
         return tuple(_cast(grad[rows, cols].reshape(shape), dt) if need else None
                      for (rows, cols, shape, dt), need in zip(ctx.blocks, ctx.needs_input_grad))
 
-# %% ../nbs/03f_indexing.ipynb #cf1bdfb8
+# %% ../nbs/03f_indexing.ipynb #82700989
 def nonzero(input, *, out=None, as_tuple=False):
     "The indices of the nonzero elements: an `(n, ndim)` int64 tensor, or one index vector per dimension."
     a = input._data
@@ -1142,7 +1151,7 @@ def nonzero_static(input, *, size, fill_value=-1):
 
 Tensor.nonzero, Tensor.argwhere, Tensor.nonzero_static = nonzero, argwhere, nonzero_static
 
-# %% ../nbs/03f_indexing.ipynb #3cefb19c
+# %% ../nbs/03f_indexing.ipynb #65ddcce4
 def _bool_mask(name, mask):
     if mask._data.dtype != np.bool_:
         raise RuntimeError(f"{name} only supports boolean masks, but got mask with dtype {_type_name(mask._data.dtype)}")
@@ -1162,6 +1171,7 @@ class MaskedSelect(Function):
         g = MaskedScatter.apply(_zeros_of(ctx.mask._data.shape, grad), ctx.mask, grad)
         return g.sum_to_size(ctx.shape), None
 
+# %% ../nbs/03f_indexing.ipynb #6c63df2f
 class MaskedScatter(Function):
     _node_name = 'MaskedScatterBackward0'
     @staticmethod
@@ -1186,6 +1196,7 @@ class MaskedScatter(Function):
             gs = (cat([picked, _zeros_of((n - ctx.k,), grad)]) if n > ctx.k else picked).reshape(ctx.shapes[1])
         return gx, None, gs
 
+# %% ../nbs/03f_indexing.ipynb #76cafdc1
 def masked_select(input, mask, *, out=None):
     "The elements of `input` where `mask` (broadcast together) is True, as a vector."
     if mask._data.dtype != np.bool_: raise RuntimeError("masked_select: expected BoolTensor for mask")
@@ -1208,7 +1219,7 @@ def _inplace_op(self, op, *args, **kwargs):
 Tensor.masked_select, Tensor.masked_scatter = masked_select, masked_scatter
 Tensor.masked_scatter_ = lambda self, mask, source: _inplace_op(self, masked_scatter, mask, source)
 
-# %% ../nbs/03f_indexing.ipynb #e645e08b
+# %% ../nbs/03f_indexing.ipynb #51454a36
 def _check_flat_index(name, input, index):
     _check_same_device(input, index)
     if index._data.dtype != np.int64: raise RuntimeError(f"{name}(): Expected a long tensor for index, but got {_type_name(index._data.dtype)}")
@@ -1230,6 +1241,7 @@ class Take(Function):
         index, = ctx.saved_tensors
         return Put.apply(_zeros_of(ctx.shape, grad), index, grad, True), None
 
+# %% ../nbs/03f_indexing.ipynb #ca9529da
 class Put(Function):
     _node_name = 'PutBackward0'
     @staticmethod
@@ -1253,6 +1265,7 @@ def take(input, index, *, out=None):
     _check_flat_index('take', input, index)
     return _into(out, Take.apply(input, index), input, index)
 
+# %% ../nbs/03f_indexing.ipynb #f8a4169f
 def put(input, index, source, accumulate=False):
     "A copy of `input`, flattened, with `source` written (or added) at `index`."
     _check_flat_index('put_', input, index)
@@ -1282,7 +1295,7 @@ def take_along_dim(input, indices, dim=None):
 Tensor.take, Tensor.put, Tensor.take_along_dim = take, put, take_along_dim
 Tensor.put_ = lambda self, index, source, accumulate=False: _inplace_op(self, put, index, source, accumulate)
 
-# %% ../nbs/03f_indexing.ipynb #0e2e5338
+# %% ../nbs/03f_indexing.ipynb #19ccce20
 def _index_vector(input, dim, index, dtypes, dtype_error, ndim_error):
     "The wrapped `dim` of an index_* call, after PyTorch's checks of `index` (errors as (type, message) pairs)."
     _check_same_device(input, index)
@@ -1311,7 +1324,7 @@ def _slices(a, d, index):
     "Array `a` (as at least 1-d) and the key of the slices along `d` that `index` names."
     return a.reshape(a.shape or (1,)), (_FULL,) * d + (index.reshape(-1),)
 
-# %% ../nbs/03f_indexing.ipynb #faf5b5ee
+# %% ../nbs/03f_indexing.ipynb #f26b4f1b
 class IndexAdd(Function):
     _node_name = 'IndexAddBackward0'
     @staticmethod
@@ -1332,6 +1345,7 @@ class IndexAdd(Function):
             gs = (g if ctx.alpha == 1 else g * ctx.alpha).reshape(ctx.source_shape)
         return grad, None, None, gs, None
 
+# %% ../nbs/03f_indexing.ipynb #08dc5d55
 class IndexCopy(Function):
     _node_name = 'IndexCopyBackward0'
     @staticmethod
@@ -1350,6 +1364,7 @@ class IndexCopy(Function):
         gs = grad.reshape(grad.shape or (1,)).index_select(ctx.dim, index.reshape(-1)).reshape(ctx.source_shape) if ns else None
         return gx, None, None, gs
 
+# %% ../nbs/03f_indexing.ipynb #b4dcd899
 class IndexFill(Function):
     _node_name = 'IndexFillBackward0'
     @staticmethod
@@ -1371,7 +1386,7 @@ class IndexFill(Function):
 
 class IndexFillTensor(IndexFill): _node_name = 'IndexFillBackward1'
 
-# %% ../nbs/03f_indexing.ipynb #14d81f73
+# %% ../nbs/03f_indexing.ipynb #0631e719
 def index_add(input, dim, index, source, *, alpha=1):
     "A copy of `input` with slice `i` of `source` (times `alpha`) added to slice `index[i]` along `dim`; repeats accumulate."
     d = _index_vector(input, dim, index, (np.int64, np.int32), (RuntimeError, "index_add_(): Expected dtype int32/int64 for index"),
@@ -1389,6 +1404,7 @@ def index_copy(input, dim, index, source):
     _index_source('index_copy_', input, d, index, source)
     return IndexCopy.apply(input, d, index, source)
 
+# %% ../nbs/03f_indexing.ipynb #ef018b31
 def index_fill(input, dim, index, value):
     "A copy of `input` with the slices along `dim` that `index` names filled with `value` (a number or a 0-d tensor)."
     d = _index_vector(input, dim, index, (np.int64,), (IndexError, "index_fill_(): Expected dtype int64 for index."),
@@ -1407,7 +1423,7 @@ Tensor.index_add_ = lambda self, dim, index, source, *, alpha=1: _inplace_op(sel
 Tensor.index_copy_ = lambda self, dim, index, source: _inplace_op(self, index_copy, dim, index, source)
 Tensor.index_fill_ = lambda self, dim, index, value: _inplace_op(self, index_fill, dim, index, value)
 
-# %% ../nbs/03f_indexing.ipynb #d9face1a
+# %% ../nbs/03f_indexing.ipynb #b12ee2c9
 class IndexPutAccumulate(Function):
     _node_name = 'IndexPutBackward0'
     @staticmethod
@@ -1429,6 +1445,7 @@ class IndexPutAccumulate(Function):
         gv = _cast(_sum_to(Index.apply(grad, *ctx.keys), shape), dtype) if ctx.needs_input_grad[3] else None
         return grad, None, None, gv
 
+# %% ../nbs/03f_indexing.ipynb #4c7cc350
 def index_put(input, indices, values, accumulate=False):
     "A copy of `input` with `values` written (or added, with `accumulate`) at `input[indices]`."
     if not isinstance(indices, (tuple, list)): raise TypeError(f"index_put(): argument 'indices' must be tuple of Tensors, not {type(indices).__name__}")
@@ -1444,7 +1461,7 @@ def index_put(input, indices, values, accumulate=False):
 Tensor.index_put = index_put
 Tensor.index_put_ = lambda self, indices, values, accumulate=False: _inplace_op(self, index_put, indices, values, accumulate)
 
-# %% ../nbs/03f_indexing.ipynb #e3fe09a7
+# %% ../nbs/03f_indexing.ipynb #91c50461
 class SelectScatter(_Embed): _node_name = 'SelectScatterBackward0'
 class SliceScatter(_Embed): _node_name = 'SliceScatterBackward0'
 class DiagonalScatter(_Embed): _node_name = 'DiagonalScatterBackward0'
@@ -1469,6 +1486,7 @@ def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):
     d1, d2 = _diagonal_dims(input._data.ndim, dim1, dim2)
     return DiagonalScatter.apply(input, src, lambda a: _diagonal_view(a, offset, d1, d2))
 
+# %% ../nbs/03f_indexing.ipynb #722093a1
 def as_strided_scatter(input, src, size, stride, storage_offset=None):
     "A contiguous copy of `input` with `src` written into its `as_strided(size, stride, storage_offset)` view."
     size, stride, offset = tuple(size), tuple(stride), storage_offset or 0
@@ -1479,7 +1497,7 @@ def as_strided_scatter(input, src, size, stride, storage_offset=None):
 Tensor.select_scatter, Tensor.slice_scatter, Tensor.diagonal_scatter = select_scatter, slice_scatter, diagonal_scatter
 Tensor.as_strided_scatter = as_strided_scatter
 
-# %% ../nbs/03f_indexing.ipynb #b432142f
+# %% ../nbs/03f_indexing.ipynb #cf2ae0e2
 class _TInplace(MatrixT): _node_name = 'TBackward1'
 class _TransposeInplace(Transpose): _node_name = 'TransposeBackward1'
 class _SqueezeInplace(Squeeze): _node_name = 'SqueezeBackward3'
@@ -1506,6 +1524,7 @@ def _transpose_(self, dim0, dim1):
     n = self._data.ndim
     return _reshape_in_place(self, _TransposeInplace, _wrap_dim(dim0, n), _wrap_dim(dim1, n))
 
+# %% ../nbs/03f_indexing.ipynb #f146c028
 def _squeeze_(self, dim=None):
     "`squeeze`, in place."
     shape = self._data.shape
@@ -1527,7 +1546,7 @@ Tensor.squeeze_, Tensor.unsqueeze_, Tensor.as_strided_ = _squeeze_, _unsqueeze_,
 Tensor.tril_ = lambda self, diagonal=0: _inplace_op(self, tril, diagonal)
 Tensor.triu_ = lambda self, diagonal=0: _inplace_op(self, triu, diagonal)
 
-# %% ../nbs/03f_indexing.ipynb #82700989
+# %% ../nbs/03f_indexing.ipynb #bbd06dc6
 def reshape(input, shape):
     "`input`'s elements in a new shape (-1 infers one dimension): a view when the memory allows."
     return input.reshape(shape)
@@ -1553,6 +1572,7 @@ def _copy_of(view):
     op.__doc__ = f"`{view.__name__}`, as a copy."
     return op
 
+# %% ../nbs/03f_indexing.ipynb #1a4d8ba0
 permute_copy, transpose_copy, squeeze_copy, unsqueeze_copy = map(_copy_of, (permute, transpose, squeeze, unsqueeze))
 t_copy, unbind_copy = _copy_of(t), _copy_of(unbind)
 split_with_sizes_copy = _copy_of(split_with_sizes)
@@ -1573,6 +1593,7 @@ def alias_copy(input):
     "A copy of `input` (the copying twin of an alias, a view of the whole tensor)."
     return input.clone()
 
+# %% ../nbs/03f_indexing.ipynb #2860140a
 def combinations(input, r=2, with_replacement=False):
     "The `r`-element combinations of the elements of the vector `input`, one per row."
     if input._data.ndim != 1: raise RuntimeError(f"Expect a 1D vector, but got shape {list(input.shape)}")
@@ -1635,6 +1656,7 @@ def _values_indices(name, values, indices, out, input):
     if out is not None: values, indices = _into(out[0], values, input), _into(out[1], indices, input)
     return getattr(return_types, name)(values, indices)
 
+# %% ../nbs/03g_sorting.ipynb #8b30cc46
 def sort(input, dim=-1, descending=False, stable=False, *, out=None):
     "`(values, indices)`: the elements of `input` sorted along `dim`, and the positions they came from."
     return _values_indices('sort', *Sort.apply(input, _wrap_dim(dim, input._data.ndim), bool(descending)), out, input)
@@ -1652,7 +1674,7 @@ def msort(input, *, out=None):
 
 Tensor.sort, Tensor.argsort, Tensor.msort = sort, argsort, msort
 
-# %% ../nbs/03g_sorting.ipynb #8b30cc46
+# %% ../nbs/03g_sorting.ipynb #af57c5d5
 class _Pick(Function):
     "The values of `input` at the index `pick(array, axis)` chooses along `dim` (keeping `dim`), and those indices."
     _node_name = 'PickBackward0'
@@ -1678,6 +1700,7 @@ class MedianDim(_Pick): _node_name = 'MedianBackward1'
 class NanmedianDim(_Pick): _node_name = 'NanmedianBackward1'
 class Mode(_Pick): _node_name = 'ModeBackward0'
 
+# %% ../nbs/03g_sorting.ipynb #e744dfa8
 def _first(order, dim, k):
     "The first `k` positions of `order` along `dim`."
     return order[(slice(None),) * dim + (slice(0, k),)]
@@ -1699,7 +1722,7 @@ def kthvalue(input, k, dim=-1, keepdim=False, *, out=None):
 
 Tensor.topk, Tensor.kthvalue = topk, kthvalue
 
-# %% ../nbs/03g_sorting.ipynb #af57c5d5
+# %% ../nbs/03g_sorting.ipynb #43ae0bbd
 def _median_index(a, axis, ignore_nan):
     "The index along `axis` of the lower median of each slice of array `a` (keeping `axis`)."
     xp, n = get_array_module(a), a.shape[axis]
@@ -1716,6 +1739,7 @@ def _reduced_dim(name, input, dim):
     if input._data.ndim and input._data.shape[d] == 0: raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
     return d
 
+# %% ../nbs/03g_sorting.ipynb #f9702f5d
 class MedianAll(Function):
     _node_name = 'MedianBackward0'
     @staticmethod
@@ -1742,6 +1766,7 @@ def median(input, dim=None, keepdim=False, *, out=None):
     d = _reduced_dim('median', input, dim)
     return _values_indices('median', *MedianDim.apply(input, d, keepdim, lambda a, ax: _median_index(a, ax, False)), out, input)
 
+# %% ../nbs/03g_sorting.ipynb #b7a75d43
 def nanmedian(input, dim=None, keepdim=False, *, out=None):
     "`median`, ignoring NaN values."
     if dim is None: return _into(out, NanmedianAll.apply(input, True), input)
@@ -1750,7 +1775,7 @@ def nanmedian(input, dim=None, keepdim=False, *, out=None):
 
 Tensor.median, Tensor.nanmedian = median, nanmedian
 
-# %% ../nbs/03g_sorting.ipynb #e744dfa8
+# %% ../nbs/03g_sorting.ipynb #a9422efd
 def _mode_index(a, axis):
     "The index along `axis` (kept) of the last occurrence of the most frequent, then smallest, value of each slice of `a`."
     xp = get_array_module(a)
@@ -1770,7 +1795,7 @@ def mode(input, dim=-1, keepdim=False, *, out=None):
 
 Tensor.mode = mode
 
-# %% ../nbs/03g_sorting.ipynb #43ae0bbd
+# %% ../nbs/03g_sorting.ipynb #07bd04c9
 class _Unique(Function):
     "The `(output, inverse, counts)` a unique kernel computes; the output cannot be differentiated."
     _node_name = 'Unique2Backward0'
@@ -1799,7 +1824,7 @@ def _runs(rows, order, return_inverse, return_counts):
     empty = xp.zeros(0, np.int64)
     return s[new], (inverse if return_inverse else empty), (counts if return_counts else empty)
 
-# %% ../nbs/03g_sorting.ipynb #f9702f5d
+# %% ../nbs/03g_sorting.ipynb #1bdf8597
 def _as_rows(a, dim):
     "Array `a` with dimension `dim` first, flattened to rows; and the moved shape (PyTorch's error for other zero-size dims)."
     if a.size == 0 and a.shape[dim] != 0:
@@ -1822,6 +1847,7 @@ def _unique_rows(a, dim, return_inverse, return_counts):
     out, inverse, counts = _runs(rows, order, return_inverse, return_counts)
     return _from_rows(out, shape, dim), inverse, counts
 
+# %% ../nbs/03g_sorting.ipynb #adceb9dd
 def _consecutive(a, dim, return_inverse, return_counts):
     if dim is None:
         out, inverse, counts = _runs(a.reshape(-1, 1), get_array_module(a).arange(a.size), return_inverse, return_counts)
@@ -1843,14 +1869,19 @@ def _unique_consecutive(input, return_inverse=False, return_counts=False, dim=No
     d = None if dim is None else _wrap_dim(dim, input._data.ndim)
     return _UniqueConsecutive.apply(input, _consecutive, d, bool(return_inverse), bool(return_counts))
 
-# %% ../nbs/03g_sorting.ipynb #b7a75d43
+# %% ../nbs/03g_sorting.ipynb #fb414ec5
+def _search_side(right, side):
+    "'left' or 'right', from searchsorted's `right` and `side`, with PyTorch's errors."
+    if side is None: return 'right' if right else 'left'
+    if side not in ('left', 'right'): raise RuntimeError(f"torch.searchsorted(): side can only be 'left' or 'right' but got {side}")
+    if right and side == 'left':
+        raise RuntimeError("torch.searchsorted(): side and right can't be set to opposites, got side of left while right was True")
+    return side
+
+# %% ../nbs/03g_sorting.ipynb #6bb260bb
 def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None, sorter=None, out=None):
     "For each value of `input`, the index in the (innermost dimension of) `sorted_sequence` that would keep it sorted."
-    if side is not None:
-        if side not in ('left', 'right'): raise RuntimeError(f"torch.searchsorted(): side can only be 'left' or 'right' but got {side}")
-        if right and side == 'left':
-            raise RuntimeError("torch.searchsorted(): side and right can't be set to opposites, got side of left while right was True")
-        right = side == 'right'
+    how = _search_side(right, side)
     seq, scalar = sorted_sequence._data, not isinstance(input, Tensor)
     xp = get_array_module(seq)
     with device_context(sorted_sequence._device): vals = xp.asarray(input) if scalar else input._data
@@ -1868,7 +1899,6 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
             raise RuntimeError(f"torch.searchsorted(): boundary and sorter must have the same size, but got boundary tensor "
                                f"{list(seq.shape)}and got sorter tensor {list(sorter._data.shape)}")
         seq = xp.take_along_axis(seq, sorter._data, -1)
-    how = 'right' if right else 'left'
     with device_context(sorted_sequence._device):
         if seq.ndim == 1: found = xp.searchsorted(seq, vals, how)
         else:
