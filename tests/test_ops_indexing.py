@@ -358,3 +358,20 @@ def test_public_names_are_top_level():
     for name in ['meshgrid', 'broadcast_tensors', 'broadcast_shapes', 'atleast_2d', 'block_diag', 'cartesian_prod', 'tensordot',
                  'cdist', 'chain_matmul', 'unique', 'unique_consecutive', 'unravel_index']:
         assert getattr(lt, name) is getattr(F, name), name
+
+# ---------------------------------------------------------------- checks of existing Tensor methods the issue lists
+def test_type_as_expand_as_and_new_star_match_torch():
+    for m in (torch, lt):
+        x = m.tensor([1.5, 2.5], requires_grad=True)
+        i = m.tensor([1, 2], dtype=m.int32)
+        assert str(x.type_as(i).dtype) == 'torch.int32' and x.type_as(i).tolist() == [1, 2]
+        y = x.type_as(m.zeros(1, dtype=m.float64))
+        (y * 2).sum().backward()
+        assert str(y.dtype) == 'torch.float64' and str(x.grad.dtype) == 'torch.float32' and x.grad.tolist() == [2., 2.]
+        assert tuple(x.detach().expand_as(m.zeros(3, 2)).shape) == (3, 2)
+        base = m.zeros(2, dtype=m.float64)
+        for made, shape, dtype in ((base.new_zeros(2, 3), (2, 3), 'torch.float64'), (base.new_ones((1,)), (1,), 'torch.float64'),
+                                   (base.new_full((2,), 7), (2,), 'torch.float64'), (base.new_empty(4, dtype=m.int64), (4,), 'torch.int64'),
+                                   (base.new_tensor([1, 2]), (2,), 'torch.float64')):
+            assert tuple(made.shape) == shape and str(made.dtype) == dtype and not made.requires_grad, (m, made)
+        assert base.new_zeros(2, requires_grad=True).requires_grad
