@@ -6,6 +6,8 @@ import torch
 import lit_torch as lt
 from op_helpers import check_op, check_gradcheck, check_same_error, make_inputs
 
+pytestmark = pytest.mark.filterwarnings('ignore:index_reduce.. is in beta:UserWarning')
+
 I = lambda m, v: m.tensor(v)                  # an int64 tensor in either library
 B = lambda m, v: m.tensor(v, dtype=m.bool)    # a bool tensor in either library
 
@@ -63,6 +65,10 @@ OPS = {
     'index_fill': (lambda m, x: x.index_fill(1, I(m, [0, 2, 2]), -1.5), [(2, 3)]),
     'index_fill_tensor': (lambda m, x, v: x.index_fill(0, I(m, [1]), v), [(2, 3), ()]),
     'index_put': (lambda m, x, v: x.index_put((I(m, [0, 1, 0]), I(m, [2, 2, 2])), v, accumulate=True), [(2, 3), (3,)]),
+    'index_reduce_prod': (lambda m, x, s: x.index_reduce(1, I(m, [2, 0, 2]), s, 'prod'), [(2, 3), (2, 3)]),
+    'index_reduce_mean': (lambda m, x, s: m.index_reduce(x, 0, I(m, [1, 1]), s, 'mean', include_self=False), [(3, 2), (2, 2)]),
+    'index_reduce_amax': (lambda m, x, s: x.index_reduce(0, I(m, [0, 2, 0]), s, 'amax'), [(3, 2), (3, 2)]),
+    'index_reduce_amin': (lambda m, x, s: x.index_reduce(1, I(m, [1]), s, 'amin', include_self=False), [(2, 2), (2, 1)]),
     'index_put_bcast': (lambda m, x, v: m.index_put(x, (I(m, [1]),), v), [(2, 3), (3,)]),
     'select_scatter': (lambda m, x, s: m.select_scatter(x, s, 1, -1), [(2, 3), (2,)]),
     'slice_scatter': (lambda m, x, s: x.slice_scatter(s, 0, 1, None, 2), [(5, 2), (2, 2)]),
@@ -105,7 +111,7 @@ def test_matches_torch(name):
 
 GRADCHECK = ['flip', 'roll_multi', 'rot90_k', 'repeat_interleave_counts', 'diagonal_dims', 'diag_embed', 'unfold_overlap',
              'as_strided_overlap', 'block_diag', 'masked_scatter', 'take', 'put', 'take_along_dim_bcast', 'index_add',
-             'index_copy', 'index_fill_tensor', 'index_put', 'select_scatter', 'slice_scatter', 'diagonal_scatter',
+             'index_copy', 'index_fill_tensor', 'index_put', 'index_reduce_prod', 'index_reduce_mean', 'index_reduce_amax', 'select_scatter', 'slice_scatter', 'diagonal_scatter',
              'tensordot', 'cdist_small', 'cdist_p3', 'sort_desc', 'topk', 'kthvalue', 'median_dim', 'median_all']
 
 @pytest.mark.parametrize('name', GRADCHECK)
@@ -181,6 +187,7 @@ def test_inplace_index_ops_match_torch():
         'masked_scatter_': lambda m, x: x.masked_scatter_(x > 2, m.tensor([9., 8., 7.])),
         'put_': lambda m, x: x.put_(I(m, [5, 0]), m.tensor([-1., -2.])),
         'tril_': lambda m, x: x.tril_(-1), 'triu_': lambda m, x: x.triu_(1),
+        'index_reduce_': lambda m, x: x.index_reduce_(1, I(m, [0, 0]), m.tensor([[2., 3.], [4., 5.]]), 'prod'),
     }.items():
         t, l = torch.arange(6.).reshape(2, 3), lt.arange(6.).reshape(2, 3)
         assert fn(torch, t) is t and fn(lt, l) is l, name
