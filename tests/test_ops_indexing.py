@@ -382,3 +382,15 @@ def test_type_as_expand_as_and_new_star_match_torch():
                                    (base.new_tensor([1, 2]), (2,), 'torch.float64')):
             assert tuple(made.shape) == shape and str(made.dtype) == dtype and not made.requires_grad, (m, made)
         assert base.new_zeros(2, requires_grad=True).requires_grad
+
+def test_inplace_index_reduce_on_a_graph_keeps_the_saved_input():
+    "index_reduce_'s backward reads the input's old values: the in-place form must not overwrite what it saved."
+    grads = []
+    for m in (torch, lt):
+        w = m.tensor([[1., 2., 3.], [4., 5., 6.]], requires_grad=True)
+        s = m.tensor([[2., 3.], [4., 5.]], requires_grad=True)
+        h = w * 1
+        h.index_reduce_(1, m.tensor([0, 0]), s, 'prod')
+        (h * m.tensor([[1., 2., 3.], [4., 5., 6.]])).sum().backward()
+        grads.append((w.grad.tolist(), s.grad.tolist()))
+    assert grads[0] == grads[1]
