@@ -50,7 +50,7 @@ from .functional import (broadcast_shapes, broadcast_tensors, meshgrid, atleast_
                          cartesian_prod, tensordot, cdist, chain_matmul, unravel_index)
 # --- end of nbs/03f_indexing.ipynb
 # --- Sorting and selection (nbs/03g_sorting.ipynb)
-from .shape_ops import sort, argsort, msort, topk, kthvalue, median, nanmedian, mode, searchsorted, bucketize
+from .shape_ops import sort, argsort, msort, topk, kthvalue, median, nanmedian, quantile, nanquantile, mode, searchsorted, bucketize
 from .functional import unique, unique_consecutive
 # --- end of nbs/03g_sorting.ipynb
 # --- Sampling (nbs/03h_sampling.ipynb); rand, randn, randint, randperm and the *_like are in _tensor above

@@ -98,6 +98,9 @@ OPS = {
     'median_dim': (lambda m, x: m.median(x, 1), [(3, 4)]),
     'nanmedian_dim': (lambda m, x: x.nanmedian(0, keepdim=True), [(5, 2)]),
     'mode': (lambda m, x: m.mode(x, 1), [(3, 8)]),
+    'quantile': (lambda m, x: x.quantile(m.tensor([0.2, 0.5, 1.]), dim=1, keepdim=True), [(3, 6)]),
+    'quantile_all': (lambda m, x: m.quantile(x, 0.3, interpolation='midpoint'), [(3, 4)]),
+    'nanquantile': (lambda m, x: x.nanquantile(0.75, 0, interpolation='nearest'), [(5, 2)]),
 }
 
 @pytest.mark.parametrize('name', OPS)
@@ -112,7 +115,7 @@ def test_matches_torch(name):
 GRADCHECK = ['flip', 'roll_multi', 'rot90_k', 'repeat_interleave_counts', 'diagonal_dims', 'diag_embed', 'unfold_overlap',
              'as_strided_overlap', 'block_diag', 'masked_scatter', 'take', 'put', 'take_along_dim_bcast', 'index_add',
              'index_copy', 'index_fill_tensor', 'index_put', 'index_reduce_prod', 'index_reduce_mean', 'index_reduce_amax', 'select_scatter', 'slice_scatter', 'diagonal_scatter',
-             'tensordot', 'cdist_small', 'cdist_p3', 'sort_desc', 'topk', 'kthvalue', 'median_dim', 'median_all']
+             'tensordot', 'cdist_small', 'cdist_p3', 'sort_desc', 'topk', 'kthvalue', 'median_dim', 'median_all', 'quantile', 'quantile_all']
 
 @pytest.mark.parametrize('name', GRADCHECK)
 def test_gradcheck_float64(name):
@@ -332,6 +335,8 @@ ERRORS = {
     'tensordot_size': lambda m: m.tensordot(m.ones(2, 3), m.ones(2, 3), ([1], [0])), 'combinations_2d': lambda m: m.combinations(m.ones(2, 2)),
     't_3d': lambda m: m.ones(1, 2, 3).t_(), 'squeeze_leaf': lambda m: m.ones(1, 2, requires_grad=True).squeeze_(),
     'narrow_copy_0d': lambda m: m.tensor(1.).narrow_copy(0, 0, 1), 'topk_k': lambda m: m.ones(3).topk(4),
+    'quantile_q': lambda m: m.ones(3).quantile(1.5), 'quantile_int': lambda m: m.ones(3, dtype=m.int64).quantile(0.5),
+    'quantile_interp': lambda m: m.ones(3).quantile(0.5, interpolation='cubic'), 'quantile_q2d': lambda m: m.ones(3).quantile(m.ones(1, 1) / 2),
     'kthvalue_k': lambda m: m.ones(3).kthvalue(0), 'median_empty': lambda m: m.ones(0, 2).median(0), 'mode_empty': lambda m: m.ones(0).mode(),
     'searchsorted_side': lambda m: m.searchsorted(m.tensor([1.]), m.tensor([1.]), side='left', right=True),
     'searchsorted_side_name': lambda m: m.searchsorted(m.tensor([1.]), m.tensor([1.]), side='middle'),
