@@ -98,7 +98,7 @@ OPS = {
     'median_dim': (lambda m, x: m.median(x, 1), [(3, 4)]),
     'nanmedian_dim': (lambda m, x: x.nanmedian(0, keepdim=True), [(5, 2)]),
     'mode': (lambda m, x: m.mode(x, 1), [(3, 8)]),
-    'quantile': (lambda m, x: x.quantile(m.tensor([0.2, 0.5, 1.]), dim=1, keepdim=True), [(3, 6)]),
+    'quantile': (lambda m, x: x.quantile(m.tensor([0.2, 0.5, 1.], dtype=x.dtype), dim=1, keepdim=True), [(3, 6)]),
     'quantile_all': (lambda m, x: m.quantile(x, 0.3, interpolation='midpoint'), [(3, 4)]),
     'nanquantile': (lambda m, x: x.nanquantile(0.75, 0, interpolation='nearest'), [(5, 2)]),
 }
