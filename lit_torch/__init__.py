@@ -45,7 +45,7 @@ from .shape_ops import (flip, fliplr, flipud, roll, rot90, tile, repeat_interlea
                         index_add, index_copy, index_fill, index_put, select_scatter, slice_scatter, diagonal_scatter,
                         as_strided_scatter, reshape, ravel, narrow_copy, permute_copy, transpose_copy, squeeze_copy,
                         unsqueeze_copy, t_copy, unbind_copy, split_with_sizes_copy, view_copy, expand_copy, unfold_copy,
-                        alias_copy, combinations, adjoint, index_reduce)
+                        alias_copy, combinations, adjoint, index_reduce, scatter_reduce)
 from .functional import (broadcast_shapes, broadcast_tensors, meshgrid, atleast_1d, atleast_2d, atleast_3d, block_diag,
                          cartesian_prod, tensordot, cdist, chain_matmul, unravel_index)
 # --- end of nbs/03f_indexing.ipynb

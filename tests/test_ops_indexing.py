@@ -69,6 +69,10 @@ OPS = {
     'index_reduce_mean': (lambda m, x, s: m.index_reduce(x, 0, I(m, [1, 1]), s, 'mean', include_self=False), [(3, 2), (2, 2)]),
     'index_reduce_amax': (lambda m, x, s: x.index_reduce(0, I(m, [0, 2, 0]), s, 'amax'), [(3, 2), (3, 2)]),
     'index_reduce_amin': (lambda m, x, s: x.index_reduce(1, I(m, [1]), s, 'amin', include_self=False), [(2, 2), (2, 1)]),
+    'scatter_reduce_sum': (lambda m, x, s: x.scatter_reduce(0, I(m, [[1, 0, 1], [1, 1, 0]]), s, 'sum'), [(2, 3), (3, 3)]),
+    'scatter_reduce_prod': (lambda m, x, s: m.scatter_reduce(x, 1, I(m, [[0, 0], [2, 0]]), s, 'prod', include_self=False), [(2, 3), (2, 2)]),
+    'scatter_reduce_mean': (lambda m, x, s: x.scatter_reduce(1, I(m, [[2, 2, 0]]), s, 'mean'), [(2, 3), (1, 3)]),
+    'scatter_reduce_amax': (lambda m, x, s: x.scatter_reduce(0, I(m, [[0, 1], [0, 1]]), s, 'amax'), [(2, 2), (2, 2)]),
     'index_put_bcast': (lambda m, x, v: m.index_put(x, (I(m, [1]),), v), [(2, 3), (3,)]),
     'select_scatter': (lambda m, x, s: m.select_scatter(x, s, 1, -1), [(2, 3), (2,)]),
     'slice_scatter': (lambda m, x, s: x.slice_scatter(s, 0, 1, None, 2), [(5, 2), (2, 2)]),
@@ -114,7 +118,7 @@ def test_matches_torch(name):
 
 GRADCHECK = ['flip', 'roll_multi', 'rot90_k', 'repeat_interleave_counts', 'diagonal_dims', 'diag_embed', 'unfold_overlap',
              'as_strided_overlap', 'block_diag', 'masked_scatter', 'take', 'put', 'take_along_dim_bcast', 'index_add',
-             'index_copy', 'index_fill_tensor', 'index_put', 'index_reduce_prod', 'index_reduce_mean', 'index_reduce_amax', 'select_scatter', 'slice_scatter', 'diagonal_scatter',
+             'index_copy', 'index_fill_tensor', 'index_put', 'index_reduce_prod', 'index_reduce_mean', 'index_reduce_amax', 'scatter_reduce_sum', 'scatter_reduce_prod', 'scatter_reduce_mean', 'scatter_reduce_amax', 'select_scatter', 'slice_scatter', 'diagonal_scatter',
              'tensordot', 'cdist_small', 'cdist_p3', 'sort_desc', 'topk', 'kthvalue', 'median_dim', 'median_all', 'quantile', 'quantile_all']
 
 @pytest.mark.parametrize('name', GRADCHECK)
@@ -191,6 +195,7 @@ def test_inplace_index_ops_match_torch():
         'put_': lambda m, x: x.put_(I(m, [5, 0]), m.tensor([-1., -2.])),
         'tril_': lambda m, x: x.tril_(-1), 'triu_': lambda m, x: x.triu_(1),
         'index_reduce_': lambda m, x: x.index_reduce_(1, I(m, [0, 0]), m.tensor([[2., 3.], [4., 5.]]), 'prod'),
+        'scatter_reduce_': lambda m, x: x.scatter_reduce_(1, I(m, [[2, 2], [0, 1]]), m.tensor([[2., 3.], [4., 5.]]), 'amin', include_self=False),
     }.items():
         t, l = torch.arange(6.).reshape(2, 3), lt.arange(6.).reshape(2, 3)
         assert fn(torch, t) is t and fn(lt, l) is l, name
@@ -325,6 +330,9 @@ ERRORS = {
     'index_copy_oob': lambda m: m.ones(3).index_copy(0, m.tensor([5]), m.ones(1)),
     'index_fill_int32': lambda m: m.ones(3).index_fill(0, m.tensor([0], dtype=m.int32), 1.),
     'index_fill_value_1d': lambda m: m.ones(3).index_fill(0, m.tensor([0]), m.ones(1)),
+    'index_reduce_sum': lambda m: m.ones(3).index_reduce(0, m.tensor([0]), m.ones(1), 'sum'),
+    'scatter_reduce_op': lambda m: m.ones(3).scatter_reduce(0, m.tensor([0]), m.ones(1), 'max'),
+    'scatter_reduce_dtype': lambda m: m.ones(3).scatter_reduce(0, m.tensor([0]), m.ones(1, dtype=m.float64), 'sum'),
     'index_put_dtype': lambda m: m.ones(3).index_put((m.tensor([0]),), m.ones(1, dtype=m.float64)),
     'index_put_none': lambda m: m.ones(2, 3).index_put((None, m.tensor([0])), m.ones(1)),
     'select_scatter_size': lambda m: m.select_scatter(m.ones(3, 3), m.ones(2), 0, 0),
