@@ -1541,6 +1541,7 @@ Tensor.index_reduce_ = lambda self, dim, index, source, reduce, *, include_self=
 # %% ../nbs/03f_indexing.ipynb #f146c028
 def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
     "A copy of `input` with each element of `src` reduced ('sum', 'prod', 'mean', 'amax', 'amin') into the element `index` names along `dim`."
+    reduce = {'max': 'amax', 'min': 'amin'}.get(reduce, reduce)  # PyTorch accepts the old names too
     if reduce not in _REDUCTIONS: raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}")
     d, src = _scatter_args('scatter_reduce', input, dim, index, src, None)
     return ScatterReduce.apply(input, d, index, src, reduce, bool(include_self))

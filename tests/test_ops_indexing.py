@@ -69,7 +69,7 @@ OPS = {
     'index_reduce_mean': (lambda m, x, s: m.index_reduce(x, 0, I(m, [1, 1]), s, 'mean', include_self=False), [(3, 2), (2, 2)]),
     'index_reduce_amax': (lambda m, x, s: x.index_reduce(0, I(m, [0, 2, 0]), s, 'amax'), [(3, 2), (3, 2)]),
     'index_reduce_amin': (lambda m, x, s: x.index_reduce(1, I(m, [1]), s, 'amin', include_self=False), [(2, 2), (2, 1)]),
-    'scatter_reduce_sum': (lambda m, x, s: x.scatter_reduce(0, I(m, [[1, 0, 1], [1, 1, 0]]), s, 'sum'), [(2, 3), (3, 3)]),
+    'scatter_reduce_sum': (lambda m, x, s: x.scatter_reduce(0, I(m, [[1, 0, 1], [1, 1, 0]]), s, 'sum'), [(2, 3), (2, 3)]),  # torch: src as large as index (a larger one breaks its backward)
     'scatter_reduce_prod': (lambda m, x, s: m.scatter_reduce(x, 1, I(m, [[0, 0], [2, 0]]), s, 'prod', include_self=False), [(2, 3), (2, 2)]),
     'scatter_reduce_mean': (lambda m, x, s: x.scatter_reduce(1, I(m, [[2, 2, 0]]), s, 'mean'), [(2, 3), (1, 3)]),
     'scatter_reduce_amax': (lambda m, x, s: x.scatter_reduce(0, I(m, [[0, 1], [0, 1]]), s, 'amax'), [(2, 2), (2, 2)]),
@@ -331,7 +331,7 @@ ERRORS = {
     'index_fill_int32': lambda m: m.ones(3).index_fill(0, m.tensor([0], dtype=m.int32), 1.),
     'index_fill_value_1d': lambda m: m.ones(3).index_fill(0, m.tensor([0]), m.ones(1)),
     'index_reduce_sum': lambda m: m.ones(3).index_reduce(0, m.tensor([0]), m.ones(1), 'sum'),
-    'scatter_reduce_op': lambda m: m.ones(3).scatter_reduce(0, m.tensor([0]), m.ones(1), 'max'),
+    'scatter_reduce_op': lambda m: m.ones(3).scatter_reduce(0, m.tensor([0]), m.ones(1), 'maximum'),
     'scatter_reduce_dtype': lambda m: m.ones(3).scatter_reduce(0, m.tensor([0]), m.ones(1, dtype=m.float64), 'sum'),
     'index_put_dtype': lambda m: m.ones(3).index_put((m.tensor([0]),), m.ones(1, dtype=m.float64)),
     'index_put_none': lambda m: m.ones(2, 3).index_put((None, m.tensor([0])), m.ones(1)),
