@@ -47,6 +47,26 @@ from .shape_ops import (permute, transpose, swapaxes, swapdims, t, unsqueeze, sq
 from .functional import einsum, split
 from . import functional
 
+# --- Flipping, selecting and scattering (nbs/03f_indexing.ipynb): shape_ops kernels, then torch/functional.py's
+from .shape_ops import (flip, fliplr, flipud, roll, rot90, tile, repeat_interleave, broadcast_to, hstack, vstack, dstack,
+                        column_stack, row_stack, tensor_split, hsplit, vsplit, dsplit, split_with_sizes, unsafe_split,
+                        unsafe_chunk, diagonal, diag_embed, diag, diagflat, diagonal_copy, as_strided, as_strided_copy,
+                        nonzero, argwhere, nonzero_static, masked_select, masked_scatter, take, put, take_along_dim,
+                        index_add, index_copy, index_fill, index_put, select_scatter, slice_scatter, diagonal_scatter,
+                        as_strided_scatter, reshape, ravel, narrow_copy, permute_copy, transpose_copy, squeeze_copy,
+                        unsqueeze_copy, t_copy, unbind_copy, split_with_sizes_copy, view_copy, expand_copy, unfold_copy,
+                        alias_copy, combinations, adjoint, index_reduce, scatter_reduce)
+from .functional import (broadcast_shapes, broadcast_tensors, meshgrid, atleast_1d, atleast_2d, atleast_3d, block_diag,
+                         cartesian_prod, tensordot, cdist, chain_matmul, unravel_index)
+# --- end of nbs/03f_indexing.ipynb
+# --- Sorting and selection (nbs/03g_sorting.ipynb)
+from .shape_ops import sort, argsort, msort, topk, kthvalue, median, nanmedian, quantile, nanquantile, mode, searchsorted, bucketize
+from .functional import unique, unique_consecutive
+# --- end of nbs/03g_sorting.ipynb
+# --- Sampling (nbs/03h_sampling.ipynb); rand, randn, randint, randperm and the *_like are in _tensor above
+from .ops import bernoulli, multinomial, normal, poisson
+# --- end of nbs/03h_sampling.ipynb
+
 # nn: Module, Parameter, the layers (nbs/04_functional.ipynb to 14d_dataparallel); save and load (06a_serialization), the
 # storages under tensors and the legacy storage names checkpoints use (06b_storage)
 from . import nn

@@ -11,6 +11,7 @@ import math
 import numpy as np
 from .._C import default_generator_for, device_context, get_array_module
 from .._tensor import Tensor
+from ..autograd.grad_mode import no_grad
 
 # %% ../../nbs/07_init.ipynb #e5a626ee
 def _fill_from(tensor, draw, generator):
@@ -22,16 +23,6 @@ def _fill_from(tensor, draw, generator):
         tensor._data[...] = xp.asarray(draw(rng, tensor._data.shape)).astype(tensor._data.dtype, copy=False)
     tensor._version[0] += 1
     return tensor
-
-def _uniform_(self, from_=0.0, to=1.0, *, generator=None):
-    "Fill with uniform random numbers in [from_, to)."
-    return _fill_from(self, lambda g, s: g.uniform(from_, to, s), generator)
-
-def _normal_(self, mean=0.0, std=1.0, *, generator=None):
-    "Fill with normal random numbers."
-    return _fill_from(self, lambda g, s: g.normal(mean, std, s), generator)
-
-Tensor.uniform_, Tensor.normal_ = _uniform_, _normal_
 
 # %% ../../nbs/07_init.ipynb #205250bd
 def _calculate_fan_in_and_fan_out(tensor):
@@ -65,11 +56,11 @@ def calculate_gain(nonlinearity, param=None):
 # %% ../../nbs/07_init.ipynb #7ed2cf36
 def uniform_(tensor, a=0.0, b=1.0, generator=None):
     "Fill `tensor` with values drawn uniformly from [a, b)."
-    return tensor.uniform_(a, b, generator=generator)
+    with no_grad(): return tensor.uniform_(a, b, generator=generator)
 
 def normal_(tensor, mean=0.0, std=1.0, generator=None):
     "Fill `tensor` with values drawn from N(mean, std²)."
-    return tensor.normal_(mean, std, generator=generator)
+    with no_grad(): return tensor.normal_(mean, std, generator=generator)
 
 def constant_(tensor, val):
     "Fill `tensor` with `val`."
