@@ -30,6 +30,14 @@ from .ops import (add, mul, neg, sum, sub, subtract, div, divide, true_divide, f
                   bitwise_xor, bitwise_not, isnan, isinf, isfinite, mean, var, std, prod, cumsum, logsumexp, amax, amin,
                   max, min, argmax, argmin, all, any, softmax, log_softmax, matmul, mm, bmm, dot, mv, clone, return_types)
 
+# The rest of the pointwise math, with in-place and out= variants (nbs/03c_pointwise.ipynb). round hides Python's builtin.
+from .ops import (absolute, acos, acosh, addcdiv, addcmul, allclose, angle, arccos, arccosh, arcsin, arcsinh, arctan,
+                  arctan2, arctanh, asin, asinh, atan, atan2, atanh, bitwise_left_shift, bitwise_right_shift, ceil, copysign,
+                  cosh, deg2rad, digamma, erf, erfc, erfinv, exp2, fix, float_power, floor, fmax, fmin, fmod, frac, frexp,
+                  gcd, heaviside, hypot, i0, isclose, isneginf, isposinf, isreal, lcm, ldexp, lerp, lgamma, log10, log2,
+                  logaddexp, logaddexp2, logit, multiply, mvlgamma, nan_to_num, negative, nextafter, polygamma, positive,
+                  rad2deg, reciprocal, round, rsub, sgn, signbit, sinc, sinh, square, tan, trunc, xlogy)
+
 # Shapes, indexing, joining, gather/scatter (nbs/03a_shape.ipynb); torch/functional.py (nbs/03b_functional.ipynb)
 from .shape_ops import (permute, transpose, swapaxes, swapdims, t, unsqueeze, squeeze, flatten, unflatten, movedim,
                         moveaxis, select, narrow, cat, concat, concatenate, stack, chunk, unbind, gather,
