@@ -38,6 +38,10 @@ from .ops import (absolute, acos, acosh, addcdiv, addcmul, allclose, angle, arcc
                   logaddexp, logaddexp2, logit, multiply, mvlgamma, nan_to_num, negative, nextafter, polygamma, positive,
                   rad2deg, reciprocal, round, rsub, sgn, signbit, sinc, sinh, square, tan, trunc, xlogy)
 
+# More reductions: scans, NaN-ignoring reductions, two statistics at once, counting (nbs/03d_reduce.ipynb)
+from .ops import (aminmax, bincount, count_nonzero, cummax, cummin, cumprod, histc, logcumsumexp, nanmean, nansum,
+                  std_mean, var_mean)
+
 # Shapes, indexing, joining, gather/scatter (nbs/03a_shape.ipynb); torch/functional.py (nbs/03b_functional.ipynb)
 from .shape_ops import (permute, transpose, swapaxes, swapdims, t, unsqueeze, squeeze, flatten, unflatten, movedim,
                         moveaxis, select, narrow, cat, concat, concatenate, stack, chunk, unbind, gather,
