@@ -42,6 +42,10 @@ from .ops import (absolute, acos, acosh, addcdiv, addcmul, allclose, angle, arcc
 from .ops import (aminmax, bincount, count_nonzero, cummax, cummin, cumprod, histc, logcumsumexp, nanmean, nansum,
                   std_mean, var_mean)
 
+# More products: fused multiply-adds, outer/Kronecker/cross products, trace, vdot, inner, triangle indices (nbs/03e_products.ipynb)
+from .ops import (addbmm, addmm, addmv, addr, baddbmm, cross, ger, inner, kron, outer, trace, tril_indices, triu_indices,
+                  vdot)
+
 # Shapes, indexing, joining, gather/scatter (nbs/03a_shape.ipynb); torch/functional.py (nbs/03b_functional.ipynb)
 from .shape_ops import (permute, transpose, swapaxes, swapdims, t, unsqueeze, squeeze, flatten, unflatten, movedim,
                         moveaxis, select, narrow, cat, concat, concatenate, stack, chunk, unbind, gather,
