@@ -2036,12 +2036,11 @@ def _digamma_array(xp, a):
     psi = xp.where(neg, psi - math.pi / xp.tan(math.pi * (x - xp.rint(x))), psi)
     return xp.where(neg & (x == xp.floor(x)), xp.nan, psi).astype(a.dtype)
 
-# %% ../nbs/03c_pointwise.ipynb #28931798
+# %% ../nbs/03c_pointwise.ipynb #a640e9c8
 def _hurwitz_zeta(xp, s, q):
-    "ζ(s, q) = Σ (q + k)^-s for an integer s >= 2: direct sum up to q + N >= s + 11, then Euler–Maclaurin."
-    lowest = float(xp.min(q[xp.isfinite(q)])) if bool(xp.isfinite(q).any()) else 0.
+    "ζ(s, q) = Σ (q + k)^-s for an integer s >= 2 and q >= 0: direct sum up to q + s + 11, then Euler–Maclaurin."
     total, w = xp.zeros_like(q), q
-    for _ in range(builtins.max(0, math.ceil(s + 11 - lowest))): total, w = total + w ** -s, w + 1
+    for _ in range(s + 11): total, w = total + w ** -s, w + 1
     total = total + w ** (1 - s) / (s - 1) + 0.5 * w ** -s
     rising, power = float(s), w ** (-s - 1)  # s(s+1)…(s+2j-2) and w^(-s-2j+1), for j = 1
     for j, b in enumerate(_BERNOULLI, 1):
@@ -2049,10 +2048,24 @@ def _hurwitz_zeta(xp, s, q):
         rising, power = rising * (s + 2 * j - 1) * (s + 2 * j), power / (w * w)
     return total
 
+def _cot_derivative(xp, n, x):
+    "dⁿ/dxⁿ cot(πx) = πⁿ Pₙ(cot πx), with P₀(c) = c and P_{k+1}(c) = -(1 + c²) P_k'(c), as polynomial coefficients."
+    p = [0., 1.]  # P₀(c) = c, lowest power first
+    for _ in range(n):
+        d = [i * p[i] for i in range(1, len(p))] + [0., 0.]  # P', padded
+        p = [-(d[i] + (d[i - 2] if i >= 2 else 0.)) for i in range(len(p) + 1)]
+    c = 1 / xp.tan(math.pi * (x - xp.rint(x)))
+    return math.pi ** n * builtins.sum(coef * c ** i for i, coef in enumerate(p) if coef)
+
 def _polygamma_array(xp, n, a):
+    "ψ⁽ⁿ⁾(x) in float64: (-1)ⁿ⁺¹ n! ζ(n+1, x) for x >= 0; reflection, ψ⁽ⁿ⁾(x) = (-1)ⁿ ψ⁽ⁿ⁾(1-x) - π dⁿ/dxⁿ cot(πx), below."
     if n == 0: return _digamma_array(xp, a)
     x = a.astype(np.float64)
-    return ((-1) ** (n + 1) * math.factorial(n) * _hurwitz_zeta(xp, n + 1, x)).astype(a.dtype)
+    neg = x < 0
+    y = (-1) ** (n + 1) * math.factorial(n) * _hurwitz_zeta(xp, n + 1, xp.where(neg, 1 - x, x))
+    out = xp.where(neg, (-1) ** n * y - math.pi * _cot_derivative(xp, n, x), y)
+    out = xp.where(neg & (x == xp.floor(x)), xp.nan, out)
+    return xp.where(x == -xp.inf, (-1) ** (n + 1) * xp.inf, out).astype(a.dtype)  # at -inf, as PyTorch and SciPy
 
 # %% ../nbs/03c_pointwise.ipynb #05d649b7
 Lgamma = _unary('Lgamma', 'LgammaBackward0', _lgamma_array, lambda g, x, y: g * digamma(x))
@@ -2821,6 +2834,7 @@ def aminmax(input, *, dim=None, keepdim=False):
     "`(min, max)` over `dim` (all elements by default)."
     return return_types.aminmax(*Aminmax.apply(input, dim, keepdim))
 
+# %% ../nbs/03d_reduce.ipynb #9e820028
 def nansum(input, dim=None, keepdim=False, *, dtype=None):
     "The sum, treating NaN as 0."
     x = where(isnan(input), 0, input) if input._data.dtype.kind == 'f' else input
@@ -2833,7 +2847,7 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None):
     x = _cast(input, dtype)
     return nansum(x, dim, keepdim) / (~isnan(x)).sum(dim, keepdim)
 
-# %% ../nbs/03d_reduce.ipynb #4b314e89
+# %% ../nbs/03d_reduce.ipynb #b3e0bdfe
 def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     "`(var, mean)` over `dim`, as `var` and `mean` compute them."
     d, c = _correction(dim, unbiased, correction)
@@ -2844,7 +2858,7 @@ def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     d, c = _correction(dim, unbiased, correction)
     return std(input, d, keepdim=keepdim, correction=c), mean(input, d, keepdim)
 
-# %% ../nbs/03d_reduce.ipynb #1384c511
+# %% ../nbs/03d_reduce.ipynb #c6eba15c
 def count_nonzero(input, dim=None):
     "The number of nonzero elements, over all dims or over `dim` (an int or a tuple)."
     a = input._data
@@ -2866,7 +2880,7 @@ def histc(input, bins=100, min=0, max=0):
     pos = xp.minimum(((x - t(lo)) * t(bins) / (t(hi) - t(lo))).astype(np.int64), bins - 1)
     return _wrap(xp.bincount(pos, minlength=bins).astype(a.dtype), input._device)
 
-# %% ../nbs/03d_reduce.ipynb #d1e45aba
+# %% ../nbs/03d_reduce.ipynb #b9408820
 def bincount(input, weights=None, minlength=0):
     "How often each non-negative integer occurs in the 1-d `input` (or the sum of `weights` at each)."
     a = input._data
@@ -2880,7 +2894,7 @@ def bincount(input, weights=None, minlength=0):
         raise RuntimeError("weights should be 1-d and have the same length as input")
     return _wrap(xp.bincount(a, w.astype(np.float64), minlength=minlength).astype(np.float32 if w.dtype == np.float32 else np.float64), input._device)
 
-# %% ../nbs/03d_reduce.ipynb #3aea452b
+# %% ../nbs/03d_reduce.ipynb #3518de65
 for _name, _fn in dict(cumprod=cumprod, cummax=cummax, cummin=cummin, logcumsumexp=logcumsumexp, aminmax=aminmax,
                        nansum=nansum, nanmean=nanmean, count_nonzero=count_nonzero, histc=histc, bincount=bincount).items():
     setattr(Tensor, _name, _fn)
