@@ -2654,8 +2654,11 @@ def _binding(fn, needs=None):
     sig = inspect.signature(fn)
     if 'out' in sig.parameters: return fn  # bound already
     check, n = _NEEDS[needs], 2 if needs in ('both', 'either', 'numbers') else 1
+    first_only = needs != 'both'
     @functools.wraps(fn)
     def op(*args, out=None, **kwargs):
+        if out is None and args and isinstance(args[0], Tensor) and (first_only or len(args) > 1 and isinstance(args[1], Tensor)):
+            return fn(*args, **kwargs)  # the common call: nothing to check, nothing to write
         if len(args) >= n and not check(args): _invalid_args(fn.__name__, *args[:n])
         if needs == 'numbers' and len(args) >= 2 and not (isinstance(args[0], Tensor) or isinstance(args[1], Tensor)):
             args = (tensor(args[0]),) + args[1:]  # torch.add(2, 3) is tensor(5): the parser makes a number a 0-d tensor
