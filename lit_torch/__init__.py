@@ -30,6 +30,21 @@ from .ops import (add, mul, neg, sum, sub, subtract, div, divide, true_divide, f
                   bitwise_xor, bitwise_not, isnan, isinf, isfinite, mean, var, std, prod, cumsum, logsumexp, amax, amin,
                   max, min, argmax, argmin, all, any, softmax, log_softmax, matmul, mm, bmm, dot, mv, clone, return_types)
 
+# The rest of the pointwise math, with in-place and out= variants (nbs/03c_pointwise.ipynb). round hides Python's builtin.
+from .ops import (absolute, acos, acosh, addcdiv, addcmul, allclose, angle, arccos, arccosh, arcsin, arcsinh, arctan,
+                  arctan2, arctanh, asin, asinh, atan, atan2, atanh, bitwise_left_shift, bitwise_right_shift, ceil, copysign,
+                  cosh, deg2rad, digamma, erf, erfc, erfinv, exp2, fix, float_power, floor, fmax, fmin, fmod, frac, frexp,
+                  gcd, heaviside, hypot, i0, isclose, isneginf, isposinf, isreal, lcm, ldexp, lerp, lgamma, log10, log2,
+                  logaddexp, logaddexp2, logit, multiply, mvlgamma, nan_to_num, negative, nextafter, polygamma, positive,
+                  rad2deg, reciprocal, round, rsub, sgn, signbit, sinc, sinh, square, tan, trunc, xlogy)
+
+# More reductions: scans, NaN-ignoring reductions, two statistics at once, counting (nbs/03d_reduce.ipynb)
+from .ops import (aminmax, bincount, count_nonzero, cummax, cummin, cumprod, histc, logcumsumexp, nanmean, nansum,
+                  std_mean, var_mean)
+
+# More products: fused multiply-adds, outer/Kronecker/cross products, trace, vdot, inner, triangle indices (nbs/03e_products.ipynb)
+from .ops import (addbmm, addmm, addmv, addr, baddbmm, cross, ger, inner, kron, outer, trace, tril_indices, triu_indices,
+                  vdot)
 # The ATen ops behind nn's layers that torch also exposes at the top level (nbs/07g_activation.ipynb and the nn pages after it)
 from .ops import threshold, threshold_, relu_, rrelu, rrelu_, celu, celu_, selu, selu_, hardshrink, prelu
 from .ops import (dropout, dropout_, feature_dropout, feature_dropout_, alpha_dropout, alpha_dropout_, feature_alpha_dropout,

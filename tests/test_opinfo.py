@@ -355,6 +355,7 @@ def tolerances(op):
 
 def _np(t):
     if isinstance(t, torch.Tensor):
+        if t._is_zerotensor(): t = torch.zeros(t.shape, dtype=t.dtype)  # torch's gradient of sgn & co: a ZeroTensor with no data
         t = t.detach().resolve_conj().resolve_neg()
         return t.float().numpy() if t.dtype == torch.bfloat16 else t.numpy()
     a = np.asarray(t.detach().cpu().numpy())

@@ -1377,10 +1377,10 @@ def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.):
     return input / (div * alpha + k).pow(beta)
 
 # %% ../../nbs/07g_activation.ipynb #a7c1e202
-from ..ops import _Pointwise, _check_pointwise, _const, Elu
+from ..ops import _Activation, _check_pointwise, _const, Elu
 
 # %% ../../nbs/07g_activation.ipynb #a7c1e208
-class Hardtanh(_Pointwise):
+class Hardtanh(_Activation):
     _node_name, _kernel, _ints = 'HardtanhBackward0', 'hardtanh_cpu', True
     @staticmethod
     def _f(xp, a, lo, hi): return xp.minimum(xp.maximum(a, xp.asarray(lo).astype(a.dtype)), xp.asarray(hi).astype(a.dtype))
@@ -1409,7 +1409,7 @@ def relu6(input, inplace=False):
     return hardtanh(input, 0., 6., inplace)
 
 # %% ../../nbs/07g_activation.ipynb #a7c1e211
-class LeakyRelu(_Pointwise):
+class LeakyRelu(_Activation):
     _node_name, _kernel = 'LeakyReluBackward0', 'leaky_relu_cpu'
     @staticmethod
     def _f(xp, a, slope): return xp.where(a > 0, a, a * a.dtype.type(slope))
@@ -1463,7 +1463,7 @@ def celu_(input, alpha=1.):
     return _ops.celu_(input, alpha)
 
 # %% ../../nbs/07g_activation.ipynb #a7c1e223
-class Softplus(_Pointwise):
+class Softplus(_Activation):
     _node_name, _kernel = 'SoftplusBackward0', 'softplus_cpu'
     @staticmethod
     def _f(xp, a, beta, threshold):
@@ -1478,7 +1478,7 @@ class Softplus(_Pointwise):
         big = _like(((x._data * beta) > threshold).astype(x._data.dtype), x)
         return big + (1 - big) * (x * beta).clamp_max(threshold).sigmoid()
 
-class LogSigmoid(_Pointwise):
+class LogSigmoid(_Activation):
     _node_name, _kernel = 'LogSigmoidBackward0', 'log_sigmoid_cpu'
     @staticmethod
     def _f(xp, a): return xp.minimum(a, 0) - xp.log1p(xp.exp(-xp.abs(a)))
@@ -1487,7 +1487,7 @@ class LogSigmoid(_Pointwise):
     @staticmethod
     def _dt(x): return (-x).sigmoid()
 
-class Mish(_Pointwise):
+class Mish(_Activation):
     _node_name, _kernel = 'MishBackward0', 'mish_cpu'
     @staticmethod
     def _f(xp, a): return a * xp.tanh(xp.logaddexp(a.dtype.type(0), a))
@@ -1513,14 +1513,14 @@ def mish(input, inplace=False):
     return _maybe_inplace(Mish.apply, input, inplace)
 
 # %% ../../nbs/07g_activation.ipynb #a7c1e226
-class Hardsigmoid(_Pointwise):
+class Hardsigmoid(_Activation):
     _node_name, _kernel = 'HardsigmoidBackward0', 'hardsigmoid_cpu'
     @staticmethod
     def _f(xp, a): return xp.clip(a + 3, 0, 6) / a.dtype.type(6)
     @staticmethod
     def _d(xp, a): return ((a > -3) & (a < 3)) * a.dtype.type(np.float32(1 / 6))  # PyTorch's kernel: a float 1/6, in any dtype
 
-class Hardswish(_Pointwise):
+class Hardswish(_Activation):
     _node_name, _kernel = 'HardswishBackward0', 'hardswish_cpu'
     @staticmethod
     def _f(xp, a): return a * xp.clip(a + 3, 0, 6) / a.dtype.type(6)
@@ -1541,7 +1541,7 @@ def hardswish(input, inplace=False):
     return _maybe_inplace(Hardswish.apply, input, inplace)
 
 # %% ../../nbs/07g_activation.ipynb #a7c1e230
-class Softshrink(_Pointwise):
+class Softshrink(_Activation):
     _node_name, _kernel = 'SoftshrinkBackward0', 'softshrink_cpu'
     @staticmethod
     def _f(xp, a, lambd):
