@@ -94,7 +94,7 @@ def _check(self, Z, shape, dtype):
 ParametrizationList._set_original, ParametrizationList._set_originals, ParametrizationList._check = _set_original, _set_originals, _check
 
 # %% ../../../nbs/15g_parametrize.ipynb #ed0298f7
-def right_inverse(self, value):
+def _right_inverse(self, value):
     "Set the originals so that the chain maps them to `value`."
     with no_grad():
         for module in reversed(self):
@@ -119,13 +119,13 @@ def right_inverse(self, value):
                 raise ValueError(f"Tensor {i} returned by `right_inverse` has dtype {tensor.dtype} while `original{i}` has dtype {original_i.dtype}")
             _maybe_set(original_i, tensor)
 
-def forward(self):
+def _forward(self):
     "The parametrized tensor: the chain applied to the originals."
     x = self[0](self.original) if self.is_tensor else self[0](*(getattr(self, f'original{i}') for i in range(self.ntensors)))
     for module in list(self)[1:]: x = module(x)
     return x
 
-ParametrizationList.right_inverse, ParametrizationList.forward = right_inverse, forward
+ParametrizationList.right_inverse, ParametrizationList.forward = _right_inverse, _forward
 
 # %% ../../../nbs/15g_parametrize.ipynb #87b62265
 def _inject_new_class(module):
