@@ -46,7 +46,7 @@ def test_every_shared_class_lives_in_torchs_module():
 
 # Paths whose modules this round's later issues build (the namespace around the core; recurrent nets).
 PENDING = {p: 'built with the torch namespace (backends, amp)' for p in 'backends backends.cudnn backends.cuda backends.mps backends.mkl amp'.split()}
-PENDING.update({p: 'built with the recurrent-networks chapter' for p in 'nn.modules.rnn nn.utils nn.utils.rnn'.split()})
+PENDING.update({p: 'built with the recurrent-networks chapter' for p in 'nn.modules.rnn nn.utils.rnn'.split()})
 
 @pytest.mark.parametrize('path', [pytest.param(p, marks=pytest.mark.xfail(reason=PENDING[p], strict=True, raises=ImportError))
                                   if p in PENDING else p for p in MODULE_PATHS])

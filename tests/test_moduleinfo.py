@@ -188,6 +188,10 @@ def build(info, lcls, sample, dtype):
     except Exception as e:
         raise AssertionError(f'construction: {type(e).__name__}: {e}') from e
     m_l = m_l.to(lit_dtype(dtype))
+    if isinstance(m_t, torch.nn.modules.lazy.LazyModuleMixin) and m_t.has_uninitialized_params():
+        fi = sample.forward_input  # a lazy module learns its shapes from a first call: make both, then copy torch's weights
+        with torch.no_grad(): m_t(*fi.args, **fi.kwargs)
+        with lt.no_grad(): m_l(*to_lit(fi.args, {}), **to_lit(fi.kwargs, {}))
     sd_t = m_t.state_dict()
     kt, kl = list(sd_t.keys()), list(m_l.state_dict().keys())
     assert kl == kt, f'state_dict keys {kl} != torch {kt}'

@@ -24,5 +24,6 @@ from .modules import (Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d,
                       ConstantPad3d, ReflectionPad1d, ReflectionPad2d, ReflectionPad3d, ReplicationPad1d, ReplicationPad2d,
                       ReplicationPad3d, ZeroPad1d, ZeroPad2d, ZeroPad3d, Upsample, UpsamplingNearest2d, UpsamplingBilinear2d,
                       PixelShuffle, PixelUnshuffle, Fold, Unfold, ChannelShuffle)
-from . import init, functional, modules, parallel
+from .modules import (LazyConv1d, LazyConv2d, LazyConv3d, LazyConvTranspose1d, LazyConvTranspose2d, LazyConvTranspose3d)
+from . import init, functional, modules, parallel, utils
 from .parallel import DataParallel
