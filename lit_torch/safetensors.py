@@ -123,10 +123,12 @@ def _tensor(a, device):
     return t if str(device) == 'cpu' else t.to(device)
 
 # %% ../nbs/06e_safetensors.ipynb #b53f9570
-def _header_metadata(data):
-    "The `__metadata__` of safetensors bytes that the safetensors package has already validated."
+def _header(data):
+    "The JSON header of safetensors bytes that the safetensors package has already validated."
     n = int.from_bytes(data[:8], 'little')
-    return json.loads(bytes(data[8:8 + n])).get('__metadata__')
+    return json.loads(bytes(data[8:8 + n]))
+
+def _header_metadata(data): return _header(data).get('__metadata__')
 
 def _array(code, raw, shape):
     "A writable NumPy array of the little-endian bytes `raw` with safetensors dtype `code`."
@@ -138,7 +140,9 @@ def _array(code, raw, shape):
 def load(data):
     "The tensors (name -> tensor, on the CPU) of the safetensors file whose bytes are `data`, in the order they were saved."
     out = {k: _wrap(_array(info['dtype'], info['data'], info['shape'])) for k, info in _lib().deserialize(data)}
-    return {k: out[k] for k in _ordered(out, _header_metadata(data))}
+    header = _header(data)
+    in_file = sorted(out, key=lambda k: (*header[k]['data_offsets'], k))  # the package's own order here is a hash map's
+    return {k: out[k] for k in _ordered(in_file, header.get('__metadata__'))}
 
 # %% ../nbs/06e_safetensors.ipynb #0e9a4212
 _PT, _NP = ('pt', 'torch', 'pytorch'), ('np', 'numpy')
@@ -163,7 +167,7 @@ class safe_open:
         if self._f.get_slice(name).get_dtype() == 'BF16': _bfloat16()
         a = self._f.get_tensor(name)
         return a if self.framework in _NP else _tensor(a, self.device)
-    def get_tensors(self): return {k: self.get_tensor(k) for k in self.keys()}
+    def get_tensors(self): return {k: self.get_tensor(k) for k in _ordered(self._f.offset_keys(), self._meta)}  # the package gives file order
     def get_slice(self, name): return _Slice(self, name)
 
 class _Slice:
