@@ -268,7 +268,6 @@ def save(obj, f, pickle_module=pickle, pickle_protocol=DEFAULT_PROTOCOL, _use_ne
         raise AttributeError("expected 'f' to be string, path, or a file-like object with a 'write' attribute")
     if not _is_path(f): return _save_to(obj, f, 'archive', pickle_protocol, _disable_byteorder_record)
     path = os.fspath(f)
-    if path.endswith('.safetensors'): return save_safetensors(obj, path)
     name = _archive_name(path)
     with _atomic_file(path) as out: _save_to(obj, out, name, pickle_protocol, _disable_byteorder_record)
 
@@ -563,12 +562,12 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
     if not weights_only and pickle_module is None: pickle_module = pickle
     if pickle_load_args and weights_only: warnings.warn("pickle_load_args only works if `weights_only=False`.")
     pickle_load_args.setdefault('encoding', 'utf-8')
-    if _is_path(f) and os.fspath(f).endswith('.safetensors'): return load_safetensors(f, map_location=map_location, mmap=bool(mmap))
+    if _is_path(f) and os.fspath(f).endswith('.safetensors'): return load_safetensors(f, map_location=map_location)
     with _open_file_like(f, 'rb') as opened:
         kind = _sniff(opened)
         if kind == 'safetensors':
             _check_safetensors_map_location(map_location)
-            return _load_safetensors(opened, _file_name(f), map_location, _map_file(f) if mmap else None)
+            return _load_safetensors(opened, _file_name(f), map_location)
         if kind == 'zip': return _load_zip(f, opened, map_location, pickle_module, weights_only, mmap, pickle_load_args)
         if mmap:
             raise RuntimeError(f"mmap can only be used with files saved with `torch.save({f + ', ' if isinstance(f, str) else ''}_use_new_zipfile_serialization=True), "
@@ -713,21 +712,13 @@ def get_unsafe_globals_in_checkpoint(f):
 
 # %% ../nbs/06a_serialization.ipynb #8ee9f175
 _TREE, _MAX_DEPTH = 'lit_torch.tree', 200
-_ST_CODES = {'float16': 'F16', 'float32': 'F32', 'float64': 'F64', 'int8': 'I8', 'int16': 'I16', 'int32': 'I32', 'int64': 'I64',
-             'uint8': 'U8', 'bool': 'BOOL', 'bfloat16': 'BF16'}
-_ST_NAMES = {v: k for k, v in _ST_CODES.items()}
-
-def _host_array(t):
-    "A C-contiguous NumPy array of tensor `t` (a 0-d tensor stays 0-d)."
-    a = t.detach().cpu().numpy()
-    return a if a.flags.c_contiguous else a.copy(order='C')
 
 def _encode(obj, tensors, path):
     "JSON-able structure of `obj`, moving its tensors into `tensors` under unique names (never `__metadata__`)."
     if isinstance(obj, Tensor):
         name = path or 'tensor'
         while name in tensors or name == '__metadata__': name += '_'
-        tensors[name] = _host_array(obj)
+        tensors[name] = obj.detach().clone()  # its own memory: the same tensor twice is no shared storage
         return {'tensor': name}
     if isinstance(obj, dict): return {'dict': [[_encode(k, tensors, None), _encode(v, tensors, f'{path}.{k}' if path else str(k))] for k, v in obj.items()]}
     if isinstance(obj, (list, tuple)):
@@ -767,64 +758,29 @@ def _decode_tree(text, tensors, name):
 # %% ../nbs/06a_serialization.ipynb #bacb1a91
 def save_safetensors(obj, f):
     "Save tensors, numbers and strings, nested in dicts, lists and tuples, to `f` as safetensors: a file with no pickle in it."
+    from lit_torch import safetensors as st
     flat = isinstance(obj, dict) and all(isinstance(k, str) and k != '__metadata__' and isinstance(v, Tensor) for k, v in obj.items())
-    tensors = {k: _host_array(v) for k, v in obj.items()} if flat else {}
-    metadata = {'format': 'pt'} if flat else {_TREE: json.dumps(_encode(obj, tensors, ''))}
-    header, offset = {'__metadata__': metadata}, 0
-    for k, a in tensors.items():
-        if a.dtype.name not in _ST_CODES: raise TypeError(f"safetensors cannot store dtype {a.dtype}")
-        header[k] = {'dtype': _ST_CODES[a.dtype.name], 'shape': list(a.shape), 'data_offsets': [offset, offset + a.nbytes]}
-        offset += a.nbytes
-    h = json.dumps(header, separators=(',', ':')).encode()
-    h += b' ' * (-len(h) % 8)
-    def write(out):
-        out.write(struct.pack('<Q', len(h))); out.write(h)
-        for a in tensors.values(): out.write(a.reshape(-1).view(np.uint8).data)
-    if not _is_path(f): return write(f)
-    with _atomic_file(os.fspath(f)) as out: write(out)
+    if flat:
+        shared = set().union(*st._shared_groups(obj))
+        tensors, metadata = {k: v.detach().clone() if k in shared else v for k, v in obj.items()}, {'format': 'pt'}
+    else: tensors = {}; metadata = {_TREE: json.dumps(_encode(obj, tensors, ''))}
+    if _is_path(f): return st.save_file(tensors, f, metadata)
+    f.write(st.save(tensors, metadata))
 
 # %% ../nbs/06a_serialization.ipynb #a60a402c
-def _st_entries(header, data_size, bad):
-    "(name, dtype, shape, start) for each tensor of a safetensors header, checked, in file order."
-    if not isinstance(header, dict): raise bad('the header is not a JSON object')
-    entries = []
-    for k, info in header.items():
-        if k == '__metadata__': continue
-        if not isinstance(info, dict) or info.get('dtype') not in _ST_NAMES: raise bad(f'tensor {k!r:.60} has no known dtype')
-        dname, shape, offsets = _ST_NAMES[info['dtype']], info.get('shape'), info.get('data_offsets')
-        dt = _C._bool if dname == 'bool' else getattr(_C, dname, None)
-        if dt is None: raise RuntimeError(f"lit_torch has no torch.{dname}, which tensor {k!r} of this safetensors file uses")
-        if not isinstance(shape, list) or not all(type(n) is int and n >= 0 for n in shape): raise bad(f'tensor {k!r:.60} has a bad shape')
-        if not (isinstance(offsets, list) and len(offsets) == 2 and all(type(o) is int for o in offsets) and 0 <= offsets[0] <= offsets[1] <= data_size):
-            raise bad(f'tensor {k!r:.60} has byte range {offsets!r:.60}, outside the data')
-        if offsets[1] - offsets[0] != int(np.prod(shape, dtype=np.int64)) * dt.itemsize: raise bad(f'tensor {k!r:.60} has a byte range that does not match its shape')
-        entries.append((k, dt, tuple(shape), offsets[0]))
-    return sorted(entries, key=lambda e: e[3])
-
-# %% ../nbs/06a_serialization.ipynb #cdb5ef73
-def _load_safetensors(fh, name, map_location, mm=None):
-    "The tensors (or the structure) of the safetensors file open as `fh`."
-    def bad(why): return RuntimeError(f"{name}: not a valid safetensors file ({why})")
-    start = fh.tell(); fh.seek(0, 2); size = fh.tell() - start; fh.seek(start)
-    head = fh.read(8)
-    if len(head) < 8: raise bad(f'{size} bytes is too short')
-    n = struct.unpack('<Q', head)[0]
-    if n > size - 8: raise bad(f'header length {n} exceeds the file size {size}')
-    try: header = json.loads(fh.read(n))
-    except (ValueError, RecursionError) as e: raise bad(f'the header is not JSON: {str(e)[:80]}') from None
-    entries = _st_entries(header, size - 8 - n, bad)
-    metadata = header.get('__metadata__') or {}
-    if not isinstance(metadata, dict): raise bad('__metadata__ is not an object')
-    device = canonical_device(map_location) if map_location is not None else None
-    tensors = {}
-    for k, dt, shape, off in entries:
-        numel = int(np.prod(shape, dtype=np.int64))
-        if mm is not None: a = np.frombuffer(mm, dt.numpy, count=numel, offset=start + 8 + n + off).reshape(shape)
+def _load_safetensors(src, name, map_location):
+    "The tensors (or the structure) of the safetensors file `src`, a path or an open binary file."
+    from lit_torch import safetensors as st
+    device = 'cpu' if map_location is None else map_location
+    try:
+        if _is_path(src):
+            with st.safe_open(src, 'pt', device=device) as sf: tensors, metadata = sf.get_tensors(), sf._meta
         else:
-            a = np.empty(shape, dt.numpy); fh.seek(start + 8 + n + off)
-            if numel: _readinto(fh, a.reshape(-1).view(np.uint8))
-        t = _wrap(a)
-        tensors[k] = t if device is None else t.to(device)
+            data = src.read()
+            tensors, metadata = st.load(data), st._header_metadata(data)
+            if map_location is not None: tensors = {k: v.to(st._device(device)) for k, v in tensors.items()}
+    except st._lib().SafetensorError as e: raise RuntimeError(f"{name}: not a valid safetensors file ({e})") from None
+    metadata = metadata or {}
     if _TREE in metadata: return _decode_tree(metadata[_TREE], tensors, name)
     return OrderedDict(tensors)
 
@@ -838,4 +794,5 @@ def load_safetensors(f, map_location=None, mmap=False):
     "Load a safetensors file (from `save_safetensors`, or any safetensors writer): JSON and raw bytes, nothing that runs."
     _check_safetensors_map_location(map_location)
     if mmap and not _is_path(f): raise ValueError("f must be a file path in order to use the mmap argument")
-    with _open_file_like(f, 'rb') as fh: return _load_safetensors(fh, _file_name(f), map_location, _map_file(f) if mmap else None)
+    if _is_path(f): return _load_safetensors(f, _file_name(f), map_location)  # a path is memory-mapped by the package anyway
+    with _open_file_like(f, 'rb') as fh: return _load_safetensors(fh, _file_name(f), map_location)

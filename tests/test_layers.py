@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 import torch
 import lit_torch as lt
+import lit_torch.safetensors
 
 def pair(make):
     "The same layer in both libraries, the lit_torch one loaded with torch's weights."
@@ -163,7 +164,7 @@ def test_real_layers_round_trip_through_safetensors_both_ways(tmp_path):
     l.load_state_dict(lt.load(tmp_path / 't.safetensors'))
     np.testing.assert_allclose(l(lt.tensor(x)).detach().numpy(), t(torch.tensor(x)).detach().numpy(), rtol=1e-4, atol=1e-5)
     l2, t2 = make(lt), make(torch)
-    lt.save(l2.state_dict(), tmp_path / 'l.safetensors')
+    lt.safetensors.save_file(l2.state_dict(), tmp_path / 'l.safetensors')
     t2.load_state_dict(load_file(str(tmp_path / 'l.safetensors')))
     np.testing.assert_allclose(l2(lt.tensor(x)).detach().numpy(), t2(torch.tensor(x)).detach().numpy(), rtol=1e-4, atol=1e-5)
 
@@ -172,8 +173,8 @@ def test_optimizer_state_dict_saves_and_loads(tmp_path):
     opt = lt.optim.Adam(model.parameters(), lr=0.01, amsgrad=True)
     for _ in range(3):
         opt.zero_grad(); model(lt.randn(8, 4)).pow(2).sum().backward(); opt.step()
-    lt.save({'model': model.state_dict(), 'optim': opt.state_dict()}, tmp_path / 'ckpt.safetensors')
-    ckpt = lt.load(tmp_path / 'ckpt.safetensors')
+    lt.save({'model': model.state_dict(), 'optim': opt.state_dict()}, tmp_path / 'ckpt.pt')
+    ckpt = lt.load(tmp_path / 'ckpt.pt')
     model2 = lt.nn.Linear(4, 2); model2.load_state_dict(ckpt['model'])
     opt2 = lt.optim.Adam(model2.parameters(), lr=0.01, amsgrad=True); opt2.load_state_dict(ckpt['optim'])
     x = lt.randn(8, 4)

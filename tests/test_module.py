@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 import torch
 import lit_torch as lt
+import lit_torch.safetensors
 from op_helpers import check_same_error
 
 def build(m):
@@ -198,7 +199,7 @@ def test_safetensors_round_trip_both_ways(tmp_path):
     x = np.random.default_rng(1).standard_normal((3, 4)).astype(np.float32)
     np.testing.assert_allclose(l(lt.tensor(x)).detach().numpy(), t(torch.tensor(x)).detach().numpy(), rtol=1e-6, atol=1e-6)
     l2, t2 = build(lt), build(torch)
-    lt.save(l2.state_dict(), tmp_path / 'from_lit.safetensors')
+    lt.safetensors.save_file({k: v.clone() for k, v in l2.state_dict().items()}, tmp_path / 'from_lit.safetensors')  # as for torch
     t2.load_state_dict(load_file(str(tmp_path / 'from_lit.safetensors')))
     np.testing.assert_allclose(l2(lt.tensor(x)).detach().numpy(), t2(torch.tensor(x)).detach().numpy(), rtol=1e-6, atol=1e-6)
 
@@ -216,7 +217,7 @@ def test_save_load_nested_and_file_objects():
 def test_corrupt_files_raise_and_change_nothing(tmp_path, damage):
     l = build(lt)
     path = tmp_path / 'm.safetensors'
-    lt.save(l.state_dict(), path)
+    lt.safetensors.save_file({k: v.clone() for k, v in l.state_dict().items()}, path)
     data = path.read_bytes()
     data = {'truncate_header': data[:20], 'truncate_data': data[:-16], 'garbage': b'\x00' * 4 + b'not safetensors at all',
             'empty': b''}[damage]
