@@ -1080,7 +1080,7 @@ class BinaryCrossEntropy(Function):
     @staticmethod
     def forward(ctx, x, t, weight, reduction):
         a, ta, xp = x._data, t._data, get_array_module(x._data)
-        if not bool(((a >= 0) & (a <= 1)).all()): raise RuntimeError("all elements of input should be between 0 and 1")
+        if isinstance(a, np.ndarray) and not ((a >= 0) & (a <= 1)).all(): raise RuntimeError("all elements of input should be between 0 and 1")  # on a GPU torch asserts on the device; asking would sync
         with np.errstate(divide='ignore'):
             loss = (ta - 1) * xp.maximum(xp.log1p(-a), -100) - ta * xp.maximum(xp.log(a), -100)
         if weight is not None: loss = loss * weight._data
@@ -1729,7 +1729,7 @@ def _argmax_rule(v, axis):
     xp = get_array_module(v)
     arg = xp.argmax(v, axis=axis, keepdims=True)
     nan = v != v
-    if v.dtype.kind == 'f' and nan.any():
+    if v.dtype.kind == 'f' and (not isinstance(nan, np.ndarray) or nan.any()):  # on a GPU asking would sync
         last = v.shape[axis] - 1 - xp.argmax(xp.flip(nan, axis), axis=axis, keepdims=True)
         arg = xp.where(nan.any(axis=axis, keepdims=True), last, arg)
     return arg
@@ -1755,7 +1755,10 @@ def _flat_scatter_add(g, idx, size):
     "Zeros (R, size) with each g[r, j] added at position idx[r, j] of row r."
     xp, R = get_array_module(g), g.shape[0]
     rows = (xp.arange(R) * size).reshape((R,) + (1,) * (idx.ndim - 1))
-    out = xp.bincount((idx + rows).ravel(), weights=g.ravel(), minlength=R * size)
+    if isinstance(g, np.ndarray): out = np.bincount((idx + rows).ravel(), weights=g.ravel(), minlength=R * size)
+    else:  # CuPy's bincount reads the largest index back to size its output: a scatter-add needs no sync
+        out = xp.zeros(R * size, g.dtype)
+        _add_at(out, (idx + rows).ravel(), g.ravel())
     return out.astype(g.dtype, copy=False).reshape(R, size)
 
 class _FlatScatterAdd(Function):
@@ -1933,7 +1936,7 @@ def _max_unpool(input, indices, kernel_size, stride, padding, output_size, nd):
     sizes = [int(v) for v in _unpool_output_size(input, k, s, p, output_size)]
     i = indices._data
     bad = (i < 0) | (i >= int(np.prod(sizes)))
-    if bad.any(): raise RuntimeError(f"Found an invalid max index: {int(i[bad].ravel()[0])} (output volumes are of size {'x'.join(map(str, sizes))})")
+    if isinstance(i, np.ndarray) and bad.any(): raise RuntimeError(f"Found an invalid max index: {int(i[bad].ravel()[0])} (output volumes are of size {'x'.join(map(str, sizes))})")  # CPU only: on a GPU asking would sync
     x = input.reshape((-1,) + tuple(input.shape[input.ndim - nd:]))
     out = MaxUnpool.apply(x, i.reshape(x.shape), tuple(sizes))
     return out.reshape(tuple(input.shape[:input.ndim - nd]) + tuple(sizes))
@@ -2081,7 +2084,7 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
                            f"Expected target size [{N}], but got {list(target.shape)}. Input has shape {list(input.shape)}.")
     if weight is not None and weight.numel() != C: raise RuntimeError(f"inconsistent weight size, expected {C} but got {list(weight.shape)}")
     t = target._data.reshape(N, 1)
-    if t.size and (int(t.min()) < 0 or int(t.max()) >= C): raise RuntimeError("target out of range")
+    if t.size and isinstance(t, np.ndarray) and (int(t.min()) < 0 or int(t.max()) >= C): raise RuntimeError("target out of range")  # CPU only: on a GPU asking would sync
     xp = get_array_module(t)
     z = _ops.relu(margin - x.gather(1, _like(t, x)) + x)
     if p == 2: z = z * z
@@ -2099,12 +2102,13 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
         raise RuntimeError(f"inconsistent target size: {list(target.shape)} for input of size: {list(input.shape)}")
     t = target._data.reshape(N, C)
     xp = get_array_module(t)
-    if t.size and (int(t.min()) < -1 or int(t.max()) >= C): raise RuntimeError("argument #2 'target' is out of range")
+    if t.size and isinstance(t, np.ndarray) and (int(t.min()) < -1 or int(t.max()) >= C): raise RuntimeError("argument #2 'target' is out of range")  # CPU only
     neg = t < 0
     valid = xp.arange(C) < xp.where(neg.any(1), neg.argmax(1), C)[:, None]  # the targets before the first -1
     idx = xp.where(valid, t, 0)
-    is_target = xp.zeros((N, C), bool)
-    is_target[xp.nonzero(valid)[0], idx[valid]] = True
+    hits = xp.zeros((N, C), np.int64)  # a scatter of the valid targets: a boolean mask would sync on a GPU
+    _add_at(hits, (xp.broadcast_to(xp.arange(N)[:, None], (N, C)), idx), valid.astype(np.int64))
+    is_target = hits > 0
     margins = _ops.relu(1 - x.gather(1, _like(idx, x)).unsqueeze(2) + x.unsqueeze(1))  # (N, target j, class i)
     loss = (margins * _like((valid[:, :, None] & ~is_target[:, None, :]).astype(x._data.dtype), x)).sum((1, 2)) / C
     return _reduce(loss if input.ndim == 2 else loss.reshape(()), reduction)
