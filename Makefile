@@ -72,7 +72,7 @@ pytest: $(VENV)/.dev
 	$(PY) -m pytest -q tests
 
 ## make test-cuda-emulated: the CUDA tests on two emulated GPUs, cuda:0 and cuda:1 (tests/fake_cupy, a strict CuPy on NumPy; no GPU needed)
-CUDA_TESTS := tests/test_fake_cupy.py tests/test_cuda.py tests/test_cuda_distributed.py tests/test_devices.py tests/test_backend.py \
+CUDA_TESTS := tests/test_fake_cupy.py tests/test_cuda.py tests/test_cuda_nn.py tests/test_cuda_distributed.py tests/test_devices.py tests/test_backend.py \
 	tests/test_transformer.py::test_transformer_on_device tests/test_data_parallel.py::test_cuda_same_as_plain
 test-cuda-emulated: $(VENV)/.dev
 	LIT_TORCH_EMULATE_CUDA=1 $(PY) -m pytest -q $(CUDA_TESTS)

@@ -3530,17 +3530,18 @@ def _dropout_impl(input, p, train, feature=False, alpha=False, inplace=False, ba
     "Dropout, feature (channel) dropout, alpha dropout: `input·mult + add` for a random keep mask."
     if p < 0 or p > 1: raise RuntimeError(f"dropout probability has to be between 0 and 1, but got {p}")
     if p == 0 or not train or input._data.size == 0: return input
-    a = input._data
-    if p == 1: mult, add = a.dtype.type(0), None
-    else:
-        if feature and input.ndim < 2: raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
-        lead = 2 if batched else 1
-        shape = a.shape if not feature else a.shape[:lead] + (1,) * (a.ndim - lead)
-        keep = _keep(input, shape, p).astype(a.dtype)
-        if alpha:
-            s = 1 / math.sqrt((_ALPHA_PRIME ** 2 * p + 1) * (1 - p))
-            mult, add = keep * a.dtype.type(s), (keep - 1) * a.dtype.type(_ALPHA_PRIME * s) + a.dtype.type(_ALPHA_PRIME * s * p)
-        else: mult, add = keep * a.dtype.type(1 / (1 - p)), None
+    with device_context(input._device):  # the mask and its constants are made on the input's GPU
+        a = input._data
+        if p == 1: mult, add = a.dtype.type(0), None
+        else:
+            if feature and input.ndim < 2: raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
+            lead = 2 if batched else 1
+            shape = a.shape if not feature else a.shape[:lead] + (1,) * (a.ndim - lead)
+            keep = _keep(input, shape, p).astype(a.dtype)
+            if alpha:
+                s = 1 / math.sqrt((_ALPHA_PRIME ** 2 * p + 1) * (1 - p))
+                mult, add = keep * a.dtype.type(s), (keep - 1) * a.dtype.type(_ALPHA_PRIME * s) + a.dtype.type(_ALPHA_PRIME * s * p)
+            else: mult, add = keep * a.dtype.type(1 / (1 - p)), None
     fn = lambda x: _Dropout.apply(x, mult, add)
     if not inplace: return fn(input)
     return _inplace(input, fn) if _records(input) else _store(input, fn(input)._data)

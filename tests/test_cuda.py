@@ -28,16 +28,6 @@ def emulated():
 
 needs_emulation = pytest.mark.skipif(not lt.cuda.is_available() or not emulated(), reason='counts syncs with the emulation log (tests/fake_cupy)')
 
-# Bugs the emulation found (tests/fake_cupy/BUGS.md). Each mark is strict: once the fix is in, the XPASS fails and says to drop it.
-def bug(tag, what): return pytest.mark.xfail(strict=True, reason=f'BUG {tag} (tests/fake_cupy/BUGS.md): {what}')
-NO_GUARD = bug('device-guard', "nn.functional makes arrays outside any device context (cross_entropy's target check "
-               "_check_in_range, embedding's index check, dropout's _keep_mask): on cuda:1 with cuda:0 current they fail")
-CE_SYNC = bug('loss-target-sync', 'cross_entropy/nll_loss check the target range on the host: bool(bad.any()) syncs every step')
-EMB_SYNC = bug('embedding-sync', 'F.embedding checks the index range with int(idx.min()) and int(idx.max()): two syncs per call')
-BN_SYNC = bug('batchnorm-sync', "BatchNorm's forward picks its formula with bool(...) on the batch statistics (_small_mean): a sync per layer")
-POOL_SYNC = bug('maxpool-sync', "max pooling's backward asks nan.any() on the device (_winners): a sync per layer")
-CUDA_G = ['cuda:0', pytest.param('cuda:1', marks=[two_gpus, NO_GUARD])]     # cuda:1 still fails in these nn.functional sites
-
 @pytest.fixture(autouse=True)
 def _current_device_is_0():
     "Every test starts (and ends) with cuda:0 current, so work on cuda:1 only succeeds inside lit_torch's own device contexts."
@@ -184,8 +174,7 @@ OPS = {
     'where_clamp_cat': (lambda m, a, b: m.cat([m.where(a > b, a, b).clamp(-1, 1), m.stack([a, b]).sum(0)], 1), [(3, 4), (3, 4)]),
 }
 
-NN_SITES = ('softmax_ce', 'embedding')  # on cuda:1 these still fail in nn.functional (NO_GUARD)
-OP_CASES = [(n, 'cuda:0') for n in OPS] + [pytest.param(n, 'cuda:1', marks=CUDA_G[1].marks if n in NN_SITES else two_gpus) for n in OPS]
+OP_CASES = [(n, 'cuda:0') for n in OPS] + [pytest.param(n, 'cuda:1', marks=two_gpus) for n in OPS]
 
 @pytest.mark.parametrize('name, device', OP_CASES)
 def test_op_with_gradients(name, device):
@@ -388,7 +377,7 @@ def test_init_on_device(device):
         on_device(device, w)
         assert np.isfinite(host(w)).all() and host(w).std() > 0
 
-@pytest.mark.parametrize('device', CUDA_G)
+@pytest.mark.parametrize('device', CUDA)
 def test_dropout_on_device(device):
     x = lt.ones(1000, device=device, requires_grad=True)
     y = F.dropout(x, 0.5)
@@ -454,7 +443,6 @@ def test_date_demo_trains_on_cuda(tmp_path):
 # ---------------------------------------------------------------- syncs in a training step
 
 @needs_emulation
-@CE_SYNC
 @pytest.mark.parametrize('device', CUDA)
 def test_training_step_syncs_at_most_once(device):
     "Forward, backward and the optimizer step never wait for the GPU; reading the loss is the step's one sync."
@@ -507,9 +495,8 @@ def _layer(name):
             'AdaptiveAvgPool2d': (nn.AdaptiveAvgPool2d(1), lambda: lt.randn(2, 3, 8, 8, device='cuda')),
             'MultiheadAttention': (nn.MultiheadAttention(16, 2, batch_first=True), lambda: lt.randn(2, 5, 16, device='cuda'))}[name]
 
-LAYERS = ['Linear', pytest.param('Embedding', marks=EMB_SYNC), 'LayerNorm', 'Dropout', 'GELU',
-          pytest.param('BatchNorm1d', marks=BN_SYNC), pytest.param('BatchNorm2d', marks=BN_SYNC), 'Conv2d',
-          pytest.param('MaxPool2d', marks=POOL_SYNC), 'AvgPool2d', 'AdaptiveAvgPool2d', 'MultiheadAttention']
+LAYERS = ['Linear', 'Embedding', 'LayerNorm', 'Dropout', 'GELU', 'BatchNorm1d', 'BatchNorm2d', 'Conv2d', 'MaxPool2d',
+          'AvgPool2d', 'AdaptiveAvgPool2d', 'MultiheadAttention']
 
 @needs_emulation
 @pytest.mark.parametrize('name', LAYERS)

@@ -9,7 +9,7 @@ __all__ = ['Addmm', 'linear', 'tanh', 'sigmoid', 'relu_', 'relu', 'softmax', 'lo
 import math, numbers, warnings
 import numpy as np
 from .. import ops as _ops
-from .._C import default_generator_for, get_array_module
+from .._C import default_generator_for, device_context, get_array_module
 from .._tensor import _wrap
 from ..autograd import grad as _autograd_grad
 from ..autograd.function import Function
@@ -252,9 +252,9 @@ def _keep_mask(x, p):
     a, d = x._data, x._device
     g = default_generator_for(d)
     dt = np.float64 if a.dtype == np.float64 else np.float32
-    u = g.numpy().random(a.shape, dtype=dt) if d.type == 'cpu' else g.cupy().random_sample(a.shape, dtype=dt)
     scale = a.dtype.type(0 if p == 1 else 1 / (1 - p))
-    return (u >= p).astype(a.dtype) * scale
+    if d.type == 'cpu': return (g.numpy().random(a.shape, dtype=dt) >= p).astype(a.dtype) * scale
+    with device_context(d): return (g.cupy().random_sample(a.shape, dtype=dt) >= p).astype(a.dtype) * scale
 
 class NativeDropout(Function):
     "Multiply by a given scaled keep-mask; the gradient is multiplied by the same mask."
@@ -393,7 +393,7 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
             assert padding_idx >= -n, "Padding_idx must be within num_embeddings"
             padding_idx += n
     idx = input._data
-    if idx.size and (int(idx.min()) < 0 or int(idx.max()) >= n): raise IndexError("index out of range in self")
+    if idx.size and isinstance(idx, np.ndarray) and (int(idx.min()) < 0 or int(idx.max()) >= n): raise IndexError("index out of range in self")
     if max_norm is not None: _renorm_rows(weight, idx, max_norm, norm_type)
     return EmbeddingLookup.apply(weight, input, padding_idx, scale_grad_by_freq)
 
@@ -642,7 +642,7 @@ def _winners(ap, best, geo):
         arg += d
     for i in range(len(offs) - 1, -1, -1): pick(arg, ap[offs[i]] == best, i)  # the first match wins
     nan = best != best
-    if nan.any():
+    if not isinstance(nan, np.ndarray) or nan.any():  # on a GPU asking would sync: always run the NaN pass
         for i, sl in enumerate(offs): pick(arg, nan & (ap[sl] != ap[sl]), i)
     return arg
 
@@ -767,7 +767,8 @@ def _avg_pool(input, kernel_size, stride, padding, ceil_mode, count_include_pad,
     outs, pads = _pool_geometry(input.shape, k, s, p, d, ceil_mode)
     geo = dict(k=k, s=s, p=p, d=d, outs=outs, pads=pads)
     a = input._data
-    return AvgPool.apply(input, geo, _avg_divisor(a.shape, geo, count_include_pad, divisor_override, get_array_module(a), a.dtype))
+    with device_context(input.device): div = _avg_divisor(a.shape, geo, count_include_pad, divisor_override, get_array_module(a), a.dtype)
+    return AvgPool.apply(input, geo, div)
 
 def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
     "The mean of each window along the last dimension."
@@ -815,7 +816,8 @@ def _adaptive_avg_pool(input, output_size, nd):
     ins = input.shape[-nd:]
     sizes = tuple(n if m is None else m for n, m in zip(ins, sizes))
     a = input._data
-    return _Separable.apply(input, tuple(_adaptive_matrix(n, m, get_array_module(a), a.dtype) for n, m in zip(ins, sizes)))
+    with device_context(input.device): mats = tuple(_adaptive_matrix(n, m, get_array_module(a), a.dtype) for n, m in zip(ins, sizes))
+    return _Separable.apply(input, mats)
 
 def adaptive_avg_pool1d(input, output_size):
     "Average pooling to a fixed output length."
@@ -883,6 +885,11 @@ def _target_coef(target, weight, ignore_index, xp, dtype):
     wt = (weight._data[tc] if weight is not None else xp.ones(t.shape, dtype)) * valid
     return tc, valid.astype(dtype), wt.astype(dtype, copy=False)
 
+def _mean_divisor(denom):
+    "What a 'mean' loss's gradient is divided by: the weight sum, or ∞ where no target counts (the loss is NaN, the gradients 0); an array, so a GPU never reads it back."
+    xp = get_array_module(denom)
+    return xp.where(denom == 0, xp.inf, denom)
+
 def _cross_entropy_composite(x, target, weight, ignore_index, reduction, label_smoothing):
     "Cross-entropy with class-index targets as a chain of differentiable ops."
     xp, C = get_array_module(x._data), x.shape[1]
@@ -893,7 +900,7 @@ def _cross_entropy_composite(x, target, weight, ignore_index, reduction, label_s
         wl = logp * _like(_class_shape(weight._data, x.ndim), x) if weight is not None else logp
         loss = loss - wl.sum(1) * _like(valid * (label_smoothing / C), x)
     if reduction == 'none': return loss
-    return loss.sum() if reduction == 'sum' else loss.sum() / float(wt.sum())
+    return loss.sum() if reduction == 'sum' else loss.sum() / _like(xp.asarray(wt.sum()), x)
 
 # %% ../../nbs/04_functional.ipynb #fb69207b
 class CrossEntropy(Function):
@@ -924,8 +931,8 @@ class CrossEntropy(Function):
         lp, xp = logp._data, get_array_module(logp._data)
         C = lp.shape[1]
         tc, valid, wt = _target_coef(target, weight, ignore_index, xp, lp.dtype)
-        g = grad._data * 0 if reduction == 'mean' and not ctx.denom else grad._data / ctx.denom if reduction == 'mean' else grad._data  # no target counts: a NaN loss, zero gradients
-        wsum = float(weight._data.sum()) if weight is not None else C
+        g = grad._data / _mean_divisor(ctx.denom) if reduction == 'mean' else grad._data
+        wsum = weight._data.sum() if weight is not None else C
         total = g * ((1 - eps) * wt + (eps / C) * wsum * valid)  # g · Σ_c q_c, per item
         gx = xp.exp(lp) * xp.expand_dims(total, 1)
         if eps: gx -= xp.expand_dims(g * valid * (eps / C), 1) * (_class_shape(weight._data, lp.ndim) if weight is not None else 1)
@@ -989,7 +996,9 @@ def _check_class_target(input, target, weight, name):
         raise RuntimeError(f"weight tensor should be defined either for all {xs[1]} classes or no classes but got weight tensor of shape: {list(weight.shape)}")
 
 def _check_in_range(target, ignore_index, C):
+    "PyTorch's IndexError for a target class outside `[0, C)` (checked on the CPU only: see the callout below)."
     t = target._data
+    if not isinstance(t, np.ndarray): return
     bad = (t != ignore_index) & ((t < 0) | (t >= C))
     if bad.any(): raise IndexError(f"Target {int(t[bad].ravel()[0])} is out of bounds.")
 
@@ -1032,7 +1041,7 @@ class NllLoss(Function):
         ignore_index, reduction = ctx.args
         xp = get_array_module(target._data)
         tc, _, wt = _target_coef(target, weight, ignore_index, xp, grad._data.dtype)
-        g = grad * 0 if reduction == 'mean' and not ctx.denom else grad / float(ctx.denom) if reduction == 'mean' else grad  # all ignored: zero gradients
+        g = grad / _like(_mean_divisor(ctx.denom), grad) if reduction == 'mean' else grad
         src = (g * _like(-wt, grad)).unsqueeze(1)
         zeros = _like(xp.zeros(ctx.shape, grad._data.dtype), grad)
         return zeros.scatter(1, _like(xp.expand_dims(tc, 1), grad), src), None, None, None, None
@@ -1071,7 +1080,7 @@ class BinaryCrossEntropy(Function):
     @staticmethod
     def forward(ctx, x, t, weight, reduction):
         a, ta, xp = x._data, t._data, get_array_module(x._data)
-        if not bool(((a >= 0) & (a <= 1)).all()): raise RuntimeError("all elements of input should be between 0 and 1")
+        if isinstance(a, np.ndarray) and not ((a >= 0) & (a <= 1)).all(): raise RuntimeError("all elements of input should be between 0 and 1")  # on a GPU torch asserts on the device; asking would sync
         with np.errstate(divide='ignore'):
             loss = (ta - 1) * xp.maximum(xp.log1p(-a), -100) - ta * xp.maximum(xp.log(a), -100)
         if weight is not None: loss = loss * weight._data
@@ -1720,7 +1729,7 @@ def _argmax_rule(v, axis):
     xp = get_array_module(v)
     arg = xp.argmax(v, axis=axis, keepdims=True)
     nan = v != v
-    if v.dtype.kind == 'f' and nan.any():
+    if v.dtype.kind == 'f' and (not isinstance(nan, np.ndarray) or nan.any()):  # on a GPU asking would sync
         last = v.shape[axis] - 1 - xp.argmax(xp.flip(nan, axis), axis=axis, keepdims=True)
         arg = xp.where(nan.any(axis=axis, keepdims=True), last, arg)
     return arg
@@ -1746,7 +1755,10 @@ def _flat_scatter_add(g, idx, size):
     "Zeros (R, size) with each g[r, j] added at position idx[r, j] of row r."
     xp, R = get_array_module(g), g.shape[0]
     rows = (xp.arange(R) * size).reshape((R,) + (1,) * (idx.ndim - 1))
-    out = xp.bincount((idx + rows).ravel(), weights=g.ravel(), minlength=R * size)
+    if isinstance(g, np.ndarray): out = np.bincount((idx + rows).ravel(), weights=g.ravel(), minlength=R * size)
+    else:  # CuPy's bincount reads the largest index back to size its output: a scatter-add needs no sync
+        out = xp.zeros(R * size, g.dtype)
+        _add_at(out, (idx + rows).ravel(), g.ravel())
     return out.astype(g.dtype, copy=False).reshape(R, size)
 
 class _FlatScatterAdd(Function):
@@ -1924,7 +1936,7 @@ def _max_unpool(input, indices, kernel_size, stride, padding, output_size, nd):
     sizes = [int(v) for v in _unpool_output_size(input, k, s, p, output_size)]
     i = indices._data
     bad = (i < 0) | (i >= int(np.prod(sizes)))
-    if bad.any(): raise RuntimeError(f"Found an invalid max index: {int(i[bad].ravel()[0])} (output volumes are of size {'x'.join(map(str, sizes))})")
+    if isinstance(i, np.ndarray) and bad.any(): raise RuntimeError(f"Found an invalid max index: {int(i[bad].ravel()[0])} (output volumes are of size {'x'.join(map(str, sizes))})")  # CPU only: on a GPU asking would sync
     x = input.reshape((-1,) + tuple(input.shape[input.ndim - nd:]))
     out = MaxUnpool.apply(x, i.reshape(x.shape), tuple(sizes))
     return out.reshape(tuple(input.shape[:input.ndim - nd]) + tuple(sizes))
@@ -2072,7 +2084,7 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
                            f"Expected target size [{N}], but got {list(target.shape)}. Input has shape {list(input.shape)}.")
     if weight is not None and weight.numel() != C: raise RuntimeError(f"inconsistent weight size, expected {C} but got {list(weight.shape)}")
     t = target._data.reshape(N, 1)
-    if t.size and (int(t.min()) < 0 or int(t.max()) >= C): raise RuntimeError("target out of range")
+    if t.size and isinstance(t, np.ndarray) and (int(t.min()) < 0 or int(t.max()) >= C): raise RuntimeError("target out of range")  # CPU only: on a GPU asking would sync
     xp = get_array_module(t)
     z = _ops.relu(margin - x.gather(1, _like(t, x)) + x)
     if p == 2: z = z * z
@@ -2090,12 +2102,13 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
         raise RuntimeError(f"inconsistent target size: {list(target.shape)} for input of size: {list(input.shape)}")
     t = target._data.reshape(N, C)
     xp = get_array_module(t)
-    if t.size and (int(t.min()) < -1 or int(t.max()) >= C): raise RuntimeError("argument #2 'target' is out of range")
+    if t.size and isinstance(t, np.ndarray) and (int(t.min()) < -1 or int(t.max()) >= C): raise RuntimeError("argument #2 'target' is out of range")  # CPU only
     neg = t < 0
     valid = xp.arange(C) < xp.where(neg.any(1), neg.argmax(1), C)[:, None]  # the targets before the first -1
     idx = xp.where(valid, t, 0)
-    is_target = xp.zeros((N, C), bool)
-    is_target[xp.nonzero(valid)[0], idx[valid]] = True
+    hits = xp.zeros((N, C), np.int64)  # a scatter of the valid targets: a boolean mask would sync on a GPU
+    _add_at(hits, (xp.broadcast_to(xp.arange(N)[:, None], (N, C)), idx), valid.astype(np.int64))
+    is_target = hits > 0
     margins = _ops.relu(1 - x.gather(1, _like(idx, x)).unsqueeze(2) + x.unsqueeze(1))  # (N, target j, class i)
     loss = (margins * _like((valid[:, :, None] & ~is_target[:, None, :]).astype(x._data.dtype), x)).sum((1, 2)) / C
     return _reduce(loss if input.ndim == 2 else loss.reshape(()), reduction)
@@ -2623,7 +2636,8 @@ def _combine_stats(parts):
 
 def _small_mean(mean, invstd):
     "Whether every channel's |μ| ≤ σ, so that regrouping around x instead of x-μ loses no precision (see the backward)."
-    return mean.size == 0 or bool((get_array_module(mean).abs(mean) * invstd).max() <= 1)
+    if not isinstance(mean, np.ndarray): return False  # on a GPU asking would sync: the centered formula is always safe
+    return mean.size == 0 or bool((np.abs(mean) * invstd).max() <= 1)
 
 def _bn_forward(ctx, a, weight, bias, running_mean, running_var, training, momentum, eps):
     "The output array; saves the statistics on `ctx`, updates the running buffers in place when training."

@@ -47,7 +47,7 @@ _lock = threading.Lock()
 _logs = []
 totals = collections.Counter()
 
-def _caller(depth=3):
+def _caller(depth=int(os.environ.get("FAKE_CUPY_DEPTH", 3))):
     "The first frames outside the emulation and NumPy: the lines of lit_torch (or of a test) that caused the event."
     f, out = sys._getframe(2), []
     while f is not None and len(out) < depth:
