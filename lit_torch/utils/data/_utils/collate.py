@@ -9,7 +9,7 @@ __all__ = ['default_collate_fn_map', 'default_convert', 'collate', 'default_coll
 import collections, copy, math
 import numpy as np
 from ...._tensor import as_tensor, Tensor, tensor, _wrap
-from ....multiprocessing.reductions import _posixshmem, _shm_empty, _SHM_THRESHOLD
+from ....multiprocessing.reductions import _shm_empty, _shm_supported, _SHM_THRESHOLD
 from ....shape_ops import stack
 from ....multiprocessing import reductions as _reductions  # its _shm_state is set in workers
 
@@ -67,7 +67,7 @@ def collate(batch, *, collate_fn_map=None):
 def _collate_tensor_fn(batch, *, collate_fn_map=None):
     "Stack tensors; in a worker, straight into shared memory."
     elem = batch[0]
-    if (_reductions._shm_state is not None and _posixshmem is not None and elem._device.type == 'cpu'
+    if (_reductions._shm_state is not None and _shm_supported and elem._device.type == 'cpu'
             and not any(t.requires_grad for t in batch)):
         shape = (len(batch), *elem._data.shape)
         if elem._data.dtype.itemsize * math.prod(shape) >= _SHM_THRESHOLD and all(t._data.shape == elem._data.shape for t in batch):
