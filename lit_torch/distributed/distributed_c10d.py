@@ -36,8 +36,10 @@ class Backend(str):
 # %% ../../nbs/12_distributed.ipynb #c79aafc5
 class DistError(RuntimeError):
     "Raised when an error occurs in the distributed library (PyTorch's `torch.distributed.DistError`)."
+    __module__ = 'lit_torch.distributed'  # where programs reach it, as torch's C++ class reports torch.distributed
 class DistBackendError(DistError):
     "Raised when a backend error occurs in distributed, such as a collective that timed out."
+    __module__ = 'lit_torch.distributed'
 
 default_pg_timeout = datetime.timedelta(minutes=30)  # PyTorch's default for every process group
 _ABORT_GRACE_S = 2.0  # after a timeout, seconds before the job is aborted (time for the error to print)
