@@ -302,3 +302,25 @@ def test_pin_memory_single_process_and_tensor_methods():
     assert [b.tolist() for b in got] == [[0, 1], [2, 3]]
     t = lit_torch.ones(2)
     assert t.pin_memory() is t and not t.is_pinned()
+
+
+# ---------------------------------------------------------------- default_collate against torch, every input kind its docs list
+def _collate_cases(T):
+    return {'tensor+int': [T.tensor([1.]), 3], 'tensor+ndarray': [T.ones(2), np.ones(2)], 'tensor+None': [T.ones(1), None],
+            'np int64+float32': [np.int64(1), np.float32(2)], 'np float32': [np.float32(1), np.float32(2)],
+            'np int16': [np.int16(1), np.int16(2)], 'np bool': [np.bool_(1), np.bool_(0)], 'np int64+int': [np.int64(1), 3],
+            'np 0-d f32+f64': [np.array(1., np.float32), np.array(2.)], 'int+tensor': [3, T.tensor(1.)],
+            'int+float': [1, 2.5], 'float+int': [2.0, 1], 'bools': [True, False], 'ndarray+tensor': [np.ones(2), T.ones(2)],
+            'objects': [object(), object()], 'str arrays': [np.array(['a']), np.array(['b'])], 'None': [None, None],
+            'dict keys differ': [{'a': 1}, {'b': 2}], 'uneven lists': [[1, 2], [1]], 'tuple+int': [(1,), 2],
+            'bytes': [b'a', b'b'], 'strs': ['a', 'b'], 'shapes differ': [T.ones(2), T.ones(3)],
+            'dtypes differ': [T.ones(2), T.ones(2, dtype=T.int64)]}
+
+@pytest.mark.parametrize('case', list(_collate_cases(torch)))
+def test_default_collate_matches_torch(case):
+    def run(T):
+        try:
+            r = T.utils.data.default_collate(_collate_cases(T)[case])
+            return ('ok', str(r.dtype).replace('torch.', '') if hasattr(r, 'dtype') else repr(r))
+        except Exception as e: return (type(e).__name__, str(e).split('\n')[0])
+    assert run(lit_torch) == run(torch)

@@ -253,3 +253,14 @@ def test_setstate_chain_like_torch():
         c = copy.deepcopy(m)
         assert c.extra == 7 and c.weight is not m.weight
         assert np.array_equal(c.weight.detach().numpy(), m.weight.detach().numpy())
+
+
+def test_one_element_loads_into_zero_d_as_torch():
+    "torch's backward-compatibility rule: a [1] tensor loads into a 0-d parameter or buffer; [2] or [1, 1] do not."
+    for T in (lt, torch):
+        m = T.nn.BatchNorm1d(2)
+        m.load_state_dict({**m.state_dict(), 'num_batches_tracked': T.tensor([7])})
+        assert int(m.num_batches_tracked) == 7 and m.num_batches_tracked.dim() == 0
+        for bad in (T.tensor([7, 8]), T.tensor([[7]])):
+            with pytest.raises(RuntimeError, match='size mismatch for num_batches_tracked'):
+                m.load_state_dict({**m.state_dict(), 'num_batches_tracked': bad})

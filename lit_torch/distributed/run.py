@@ -76,11 +76,36 @@ def mpiexec_command(args):
     cmd += (['-m'] if args.module else []) + [args.training_script, *args.training_script_args]
     return cmd
 
+def _mpich_files():
+    try: return {n for n in os.listdir('/dev/shm') if n.startswith('mpich_shm_')}
+    except OSError: return set()
+
+def _mapped_anywhere(path):
+    "Whether any process we can see has `path` mapped or open."
+    for pid in filter(str.isdigit, os.listdir('/proc')):
+        try:
+            with open(f'/proc/{pid}/maps') as f:
+                if any(path in l for l in f): return True
+            if any(os.readlink(f'/proc/{pid}/fd/{d}') == path for d in os.listdir(f'/proc/{pid}/fd')): return True
+        except OSError: continue
+    return False
+
+def _cleanup_mpich_shm(before):
+    "After an abnormal end: unlink MPICH shared-memory files this job made that no process uses any more."
+    for n in sorted(_mpich_files() - before):
+        path = '/dev/shm/' + n
+        if not _mapped_anywhere(path):
+            try: os.unlink(path)
+            except OSError: pass
+
 def run(args):
     "Start the job and wait for it; returns mpiexec's exit status (non-zero when any rank failed)."
     env = dict(os.environ)
     if args.nproc_per_node > 1 and 'OMP_NUM_THREADS' not in env: env['OMP_NUM_THREADS'] = '1'
-    return subprocess.call(mpiexec_command(args), env=env)
+    before = _mpich_files()
+    rc = subprocess.call(mpiexec_command(args), env=env)
+    if rc != 0 and sys.platform.startswith('linux'): _cleanup_mpich_shm(before)
+    return rc
 
 def main(args=None):
     "Entry point of `python -m lit_torch.distributed.run`."

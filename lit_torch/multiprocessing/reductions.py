@@ -6,103 +6,133 @@
 __all__ = []
 
 # %% ../../nbs/11c_reductions.ipynb #06fb8a80
-import io, math, mmap, os, pickle, queue
+import io, itertools, math, mmap, os, pickle, queue, socket, weakref
 import numpy as np
 
 # %% ../../nbs/11c_reductions.ipynb #549968e7
 try: import _posixshmem  # what multiprocessing.shared_memory is built on, on Linux and macOS
 except ImportError: _posixshmem = None
+_memfd_create = getattr(os, 'memfd_create', None)  # Linux: shared memory that never has a name
+_shm_supported = (_memfd_create is not None or _posixshmem is not None) and hasattr(socket, 'send_fds')
 
 _SHM_THRESHOLD = 64 * 1024  # arrays at least this large travel from workers through shared memory
-_shm_state = None  # in a worker: [name prefix, counter, {id(array): (name, array)}]
+_MAX_FDS = 250  # descriptors per socket message (Linux allows 253)
+_shm_state = None  # in a worker: [socket to the main process, {id(array): (fd, array)}, worker id]
+_block_names = itertools.count()
 
 # %% ../../nbs/11c_reductions.ipynb #2d64c3ec
-def _shm_name(prefix, n): return f"{prefix}_{n}"
+def _new_block(nbytes):
+    "A file descriptor for `nbytes` of shared memory that no name points to."
+    if _memfd_create is not None: fd = _memfd_create('lit_torch', getattr(os, 'MFD_CLOEXEC', 0))
+    else:  # POSIX: unlink the name the moment the block exists, as PyTorch does
+        name = f"/lt{os.getpid():x}_{next(_block_names)}"
+        fd = _posixshmem.shm_open(name, os.O_CREAT | os.O_EXCL | os.O_RDWR, 0o600)
+        _posixshmem.shm_unlink(name)
+    try: os.ftruncate(fd, nbytes)
+    except BaseException: os.close(fd); raise
+    return fd
 
 def _shm_empty(shape, dtype):
-    "A new array backed by a fresh named shared-memory block (in a worker)."
-    st = _shm_state
-    st[1] += 1
-    name, nbytes = _shm_name(st[0], st[1]), max(int(np.dtype(dtype).itemsize * math.prod(shape)), 1)
-    fd = _posixshmem.shm_open('/' + name, os.O_CREAT | os.O_EXCL | os.O_RDWR, 0o600)
-    try:
-        os.ftruncate(fd, nbytes)
-        m = mmap.mmap(fd, nbytes)
-    finally: os.close(fd)
+    "A new array backed by a fresh shared-memory block (in a worker); its descriptor waits for `_ship`."
+    nbytes = max(int(np.dtype(dtype).itemsize * math.prod(shape)), 1)
+    fd = _new_block(nbytes)
+    try: m = mmap.mmap(fd, nbytes)
+    except BaseException: os.close(fd); raise
     a = np.frombuffer(m, dtype, math.prod(shape)).reshape(shape)
-    st[2][id(a)] = (name, a)
+    _shm_state[1][id(a)] = (fd, a)
     return a
 
-def _shm_unlink(name):
-    try: _posixshmem.shm_unlink('/' + name)
-    except (FileNotFoundError, OSError): pass
+def _close_all(fds):
+    for fd in fds:
+        try: os.close(fd)
+        except OSError: pass
 
+# %% ../../nbs/11c_reductions.ipynb #1f05f841
 class _ShmPickler(pickle.Pickler):
-    "Pickles large NumPy arrays as references to shared-memory blocks; remembers their names."
+    "Pickles large NumPy arrays as references to shared-memory blocks; collects their descriptors."
     def __init__(self, f):
         super().__init__(f, protocol=pickle.HIGHEST_PROTOCOL)
-        self.names = []
+        self.fds = []
     def persistent_id(self, obj):
         if type(obj) is not np.ndarray or obj.nbytes < _SHM_THRESHOLD or obj.dtype.hasobject: return None
-        entry = _shm_state[2].pop(id(obj), None)
+        entry = _shm_state[1].pop(id(obj), None)
         if entry is None or entry[1] is not obj:
             shared = _shm_empty(obj.shape, obj.dtype)
             np.copyto(shared, obj)
-            entry = _shm_state[2].pop(id(shared))
-        self.names.append(entry[0])
-        return ('shm', entry[0], obj.shape, obj.dtype.str)
+            entry = _shm_state[1].pop(id(shared))
+        self.fds.append(entry[0])
+        return ('shm', len(self.fds) - 1, obj.shape, obj.dtype.str)
 
 class _Shipped:
-    "A pickled batch plus the names of the shared-memory blocks it refers to."
-    __slots__ = ('blob', 'names')
-    def __init__(self, blob, names): self.blob, self.names = blob, names
-    def __reduce__(self): return _Shipped, (self.blob, self.names)
+    "A pickled batch from worker `wid` whose `nfds` blocks travel beside it; `fds` are ours once taken off the socket."
+    __slots__ = ('blob', 'nfds', 'wid', 'fds')
+    def __init__(self, blob, nfds, wid): self.blob, self.nfds, self.wid, self.fds = blob, nfds, wid, None
+    def __reduce__(self): return _Shipped, (self.blob, self.nfds, self.wid)  # descriptors never go into the pickle
+    def __del__(self):
+        if self.fds: _close_all(self.fds)  # a batch that was taken and then dropped frees its blocks
 
+# %% ../../nbs/11c_reductions.ipynb #3f3e6fae
 def _ship(data):
-    "In a worker: the batch as a <code>_Shipped</code>, large arrays moved to shared memory."
-    if _posixshmem is None or _shm_state is None: return data
+    "In a worker: the batch as a <code>_Shipped</code>; the descriptors of its blocks are sent to the main process."
+    if not _shm_supported or _shm_state is None: return data
     f = io.BytesIO()
     p = _ShmPickler(f)
-    try: p.dump(data)
-    except BaseException:
-        for n in p.names: _shm_unlink(n)
-        raise
-    finally: _shm_state[2].clear()
-    return _Shipped(f.getvalue(), p.names)
+    try:
+        p.dump(data)
+        chan = _shm_state[0]
+        for i in range(0, len(p.fds), _MAX_FDS): socket.send_fds(chan, [b'b'], p.fds[i:i + _MAX_FDS])
+    finally:  # the sent descriptors live on in the socket; ours close, and so do those of blocks never shipped
+        _close_all(p.fds)
+        _close_all(fd for fd, _ in _shm_state[1].values())
+        _shm_state[1].clear()
+    return _Shipped(f.getvalue(), len(p.fds), _shm_state[2])
 
-def _attach(name, shape, dtype):
-    "Map a block, unlink its name, and wrap the mapping as an array (no copy)."
-    dtype = np.dtype(dtype)
-    n = math.prod(shape)
-    fd = _posixshmem.shm_open('/' + name, os.O_RDWR, 0o600)
-    try: m = mmap.mmap(fd, max(n * dtype.itemsize, 1))
-    finally:
-        os.close(fd)
-        _shm_unlink(name)
-    return np.frombuffer(m, dtype, n).reshape(shape)
+# %% ../../nbs/11c_reductions.ipynb #624cf5d7
+def _take(data, channels):
+    "In the main process, as a message leaves the queue: take its blocks' descriptors off its worker's socket."
+    if type(data) is not _Shipped or data.fds is not None: return data
+    fds = []
+    try:
+        while len(fds) < data.nfds:
+            _, got, _, _ = socket.recv_fds(channels[data.wid], 16, _MAX_FDS)
+            if not got: raise RuntimeError(f"DataLoader worker {data.wid} closed its shared-memory channel mid-batch")
+            fds += got
+    except BaseException: _close_all(fds); raise
+    data.fds = fds
+    return data
 
 class _ShmUnpickler(pickle.Unpickler):
-    def persistent_load(self, pid): return _attach(*pid[1:])
+    def __init__(self, f, fds): super().__init__(f); self.fds = fds
+    def persistent_load(self, pid):
+        _, i, shape, dtype = pid
+        dtype, n = np.dtype(dtype), math.prod(shape)
+        m = mmap.mmap(self.fds[i], max(n * dtype.itemsize, 1))
+        return np.frombuffer(m, dtype, n).reshape(shape)
 
 def _receive(data):
-    "In the main process: unpack a <code>_Shipped</code> batch; anything else passes through."
+    "In the main process: unpack a taken <code>_Shipped</code> batch (no copy); anything else passes through."
     if type(data) is not _Shipped: return data
-    try: return _ShmUnpickler(io.BytesIO(data.blob)).load()
-    finally:
-        for n in data.names: _shm_unlink(n)  # already gone unless unpickling failed half-way
+    if data.fds is None: raise RuntimeError("a shared-memory batch was received before its descriptors were taken")
+    try: return _ShmUnpickler(io.BytesIO(data.blob), data.fds).load()
+    finally:  # the mappings keep the memory; the descriptors are no longer needed
+        fds, data.fds = data.fds, []
+        _close_all(fds)
 
-def _drain_shipped(result_queue, data_queue=None):
-    "Unlink the shared-memory blocks of batches that were sent and never received."
-    for q in (result_queue,) if data_queue is None else (result_queue, data_queue):
-        while True:
-            try: _, data = q.get(timeout=0.01) if q is result_queue else q.get_nowait()
-            except (queue.Empty, OSError, ValueError, EOFError): break
-            if type(data) is _Shipped:
-                for n in data.names: _shm_unlink(n)
+# %% ../../nbs/11c_reductions.ipynb #49df4e74
+_main_ends = weakref.WeakSet()  # the main process's ends of live channels
 
-def _unlink_prefix(prefix):
-    "Unlink every block whose name starts with `prefix` (Linux lists them in /dev/shm)."
-    try: names = os.listdir('/dev/shm')
-    except OSError: return
-    for n in names:
-        if n.startswith(prefix + '_'): _shm_unlink(n)
+def _close_main_ends_in_child():
+    "After a fork, the child lets go of the parent's channel ends: only the parent reads them, and a copy here would keep their blocks alive."
+    for s in list(_main_ends):
+        try: s.close()
+        except OSError: pass
+
+if hasattr(os, 'register_at_fork'): os.register_at_fork(after_in_child=_close_main_ends_in_child)
+
+def _channel():
+    "A (main end, worker end) socket pair that carries one worker's descriptors, in order."
+    kind = getattr(socket, 'SOCK_SEQPACKET', socket.SOCK_DGRAM)
+    try: a, b = socket.socketpair(socket.AF_UNIX, kind)
+    except OSError: a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM)
+    _main_ends.add(a)
+    return a, b

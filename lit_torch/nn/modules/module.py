@@ -417,6 +417,7 @@ Tensor.__deepcopy__ = _tensor_deepcopy
 # %% ../../../nbs/06_state_dict.ipynb #2a04f77a
 from collections import namedtuple
 from ..._C import device_context
+from ..parameter import is_lazy
 
 # %% ../../../nbs/06_state_dict.ipynb #1a85240c
 def _save_to_state_dict(self, destination, prefix, keep_vars):
@@ -471,7 +472,10 @@ def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, miss
         value = state_dict[key]
         if not isinstance(value, Tensor):
             error_msgs.append(f'While copying the parameter named "{key}", expected torch.Tensor or Tensor-like object from checkpoint but received {type(value)}')
-        elif tuple(value.shape) != tuple(param.shape):
+            continue
+        if not is_lazy(param) and param.dim() == 0 and tuple(value.shape) == (1,):
+            value = value[0]  # PyTorch's backward-compatibility rule: a 1-element tensor loads into a 0-d one
+        if tuple(value.shape) != tuple(param.shape):
             error_msgs.append(f'size mismatch for {key}: copying a param with shape {value.shape} from checkpoint, the shape in current model is {param.shape}.')
         elif getattr(self, '_load_assign', False):
             setattr(self, name, Parameter(value, param.requires_grad) if isinstance(param, Parameter) else value)

@@ -28,7 +28,7 @@ def _run_threads(fn, n, where):
     def work(i):
         go.wait()
         try: results[i] = fn(i)
-        except Exception: results[i] = _ExceptionWrapper(where=where(i))
+        except BaseException: results[i] = _ExceptionWrapper(where=where(i))  # SystemExit, KeyboardInterrupt too: never lost
     if n == 1: go.set(); work(0)
     else:
         threads = [threading.Thread(target=work, args=(i,)) for i in range(n)]

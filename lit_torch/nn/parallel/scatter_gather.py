@@ -38,11 +38,20 @@ def scatter_kwargs(inputs, kwargs, target_gpus, dim=0):
         scattered_kwargs.extend({} for _ in range(len(scattered_inputs) - len(scattered_kwargs)))
     return tuple(scattered_inputs), tuple(scattered_kwargs)
 
+def _check_same_kind(outputs):
+    "Every replica's output at this place must be of the same kind (a tensor, None, or the same container type)."
+    kind = lambda o: Tensor if isinstance(o, Tensor) else type(o)
+    for i, o in enumerate(outputs):
+        if kind(o) is not kind(outputs[0]):
+            raise TypeError(f"gather: replica {i} returned {kind(o).__name__} where replica 0 returned "
+                            f"{kind(outputs[0]).__name__}; every replica must return outputs of the same structure")
+
 def gather(outputs, target_device, dim=0):
     "Join the per-device `outputs` (tensors, or nested dicts, tuples, lists of them) on `target_device`."
     t0 = time.perf_counter()
     def gather_map(outputs):
         out = outputs[0]
+        _check_same_kind(outputs)
         if isinstance(out, Tensor): return Gather.apply(target_device, dim, *outputs)
         if out is None: return None
         if isinstance(out, dict):

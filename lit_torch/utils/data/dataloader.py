@@ -9,8 +9,7 @@ __all__ = ['DataLoader']
 import atexit, itertools, math, os, queue, sys, threading, time, weakref
 import multiprocessing as python_multiprocessing
 from ..._C import default_generator
-from ...multiprocessing.reductions import (_drain_shipped, _receive, _Shipped, _shm_unlink,
-                                                  _unlink_prefix)
+from ...multiprocessing.reductions import _channel, _receive, _take
 from ._utils.collate import default_collate, default_convert
 from ._utils.fetch import _create_fetcher, _InfiniteConstantSampler
 from ._utils.pin_memory import _pin, _pin_memory_loop
@@ -134,7 +133,8 @@ class _BaseDataLoaderIter:
 class _SingleProcessDataLoaderIter(_BaseDataLoaderIter):
     def __init__(self, loader):
         super().__init__(loader)
-        assert self._timeout == 0 and self._num_workers == 0
+        if self._timeout != 0: raise AssertionError("_SingleProcessDataLoaderIter requires timeout == 0")
+        if self._num_workers != 0: raise AssertionError("_SingleProcessDataLoaderIter requires num_workers == 0")
         self._fetcher = _create_fetcher(self._iterable, self._dataset, self._auto_collation, self._collate_fn, self._drop_last)
     def _next_data(self):
         data = self._fetcher.fetch(self._next_index())  # StopIteration ends the loop
@@ -159,23 +159,26 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
         self._shutdown = True  # until the workers exist
         self._in_order, self._worker_init_fn = loader.in_order, loader.worker_init_fn
         ctx = loader.multiprocessing_context or _default_context()
-        self._shm_prefix = f"lt{os.getpid():x}x{next(_iter_counter):x}"
         self._worker_result_queue, self._workers_done_event = ctx.Queue(), ctx.Event()
-        self._index_queues, self._workers = [], []
+        self._index_queues, self._workers, self._channels = [], [], []  # a channel carries a worker's shared-memory descriptors
         for i in range(self._num_workers):
             q = ctx.Queue()
             q.cancel_join_thread()
+            main_end, worker_end = _channel()
+            self._channels.append(main_end)
             w = ctx.Process(target=_worker_loop, daemon=True,
                             args=(self._iterable, self._dataset, q, self._worker_result_queue, self._workers_done_event,
                                   self._auto_collation, self._collate_fn, self._drop_last, self._base_seed,
-                                  self._worker_init_fn, i, self._num_workers, self._persistent_workers, self._shm_prefix))
-            w.start()
+                                  self._worker_init_fn, i, self._num_workers, self._persistent_workers, worker_end))
+            try: w.start()
+            finally: worker_end.close()  # the worker has its own copy now
             self._index_queues.append(q); self._workers.append(w)
         if self._pin_memory:
             self._pin_memory_thread_done_event = threading.Event()
             self._data_queue = queue.Queue()
             self._pin_memory_thread = threading.Thread(target=_pin_memory_loop, daemon=True, args=(
-                self._worker_result_queue, self._data_queue, self._pin_memory_device, self._pin_memory_thread_done_event))
+                self._worker_result_queue, self._data_queue, self._pin_memory_device, self._pin_memory_thread_done_event,
+                self._channels))
             self._pin_memory_thread.start()
         else: self._data_queue = self._worker_result_queue
         self._shutdown = False
@@ -195,13 +198,15 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
             while resume > 0:
                 ok, data = self._try_get_data()
                 if ok and isinstance(data[0], _ResumeIteration): resume -= 1
-                elif ok and type(data[1]) is _Shipped:  # a batch left over from an epoch cut short
-                    for n in data[1].names: _shm_unlink(n)
+                # anything else is a batch left over from an epoch cut short: dropping it closes its blocks
         for _ in range(self._prefetch_factor * self._num_workers): self._try_put_index()
 
     def _try_get_data(self, timeout=_POLL):
         "One slice of waiting: `(True, item)` or `(False, None)`; raises if a worker died."
-        try: return True, self._data_queue.get(timeout=timeout)
+        try:
+            r = self._data_queue.get(timeout=timeout)
+            if not self._pin_memory: _take(r[1], self._channels)  # the pin thread takes its own
+            return True, r
         except queue.Empty:
             dead = [i for i, w in enumerate(self._workers) if self._workers_status[i] and not w.is_alive()]
             if dead:
@@ -237,7 +242,9 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
                 data = self._task_info.pop(self._rcvd_idx)[1]
                 self._rcvd_idx += 1
                 return self._process_data(data)
-            assert not self._shutdown and self._tasks_outstanding > 0
+            if self._shutdown or self._tasks_outstanding <= 0:
+                raise AssertionError(f"DataLoader iterator is waiting for a batch with no task outstanding "
+                                     f"(shutdown={self._shutdown}, tasks_outstanding={self._tasks_outstanding})")
             idx, data = self._get_data()
             self._tasks_outstanding -= 1
             if isinstance(data, _IterableDatasetStopIteration):
@@ -296,11 +303,14 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
         finally:
             for w in self._workers:
                 if w.is_alive(): w.kill(); w.join()
-            # Drain what was sent and never received, in a thread we stop waiting for: a worker stopped while
-            # writing leaves half a message in the pipe, and reading it would block forever.
-            drain = threading.Thread(target=_drain_shipped, args=(self._worker_result_queue, self._data_queue if self._pin_memory else None), daemon=True)
-            drain.start(); drain.join(1.0)
-            _unlink_prefix(self._shm_prefix)  # and whatever the drain missed (Linux)
+            # Blocks still in flight sit in the channels: closing them frees those blocks. Blocks already taken
+            # (results that came early, or that the pin thread passed on) close when their batch is dropped.
+            for c in self._channels: c.close()
+            self._task_info = {}
+            if self._pin_memory:
+                while True:
+                    try: self._data_queue.get_nowait()
+                    except queue.Empty: break
             for q in (*self._index_queues, self._worker_result_queue):
                 q.cancel_join_thread(); q.close()
             for w in self._workers: w.close()

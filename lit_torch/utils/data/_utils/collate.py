@@ -6,10 +6,11 @@
 __all__ = ['default_collate_fn_map', 'default_convert', 'collate', 'default_collate']
 
 # %% ../../../../nbs/11d_collate.ipynb #2d87bab8
-import collections, copy, math
+import collections, copy, functools, math
 import numpy as np
+from ...._C import promote_types, get_default_dtype, int64 as _int64, _bool
 from ...._tensor import as_tensor, Tensor, tensor, _wrap
-from ....multiprocessing.reductions import _posixshmem, _shm_empty, _SHM_THRESHOLD
+from ....multiprocessing.reductions import _shm_empty, _shm_supported, _SHM_THRESHOLD
 from ....shape_ops import stack
 from ....multiprocessing import reductions as _reductions  # its _shm_state is set in workers
 
@@ -67,7 +68,9 @@ def collate(batch, *, collate_fn_map=None):
 def _collate_tensor_fn(batch, *, collate_fn_map=None):
     "Stack tensors; in a worker, straight into shared memory."
     elem = batch[0]
-    if (_reductions._shm_state is not None and _posixshmem is not None and elem._device.type == 'cpu'
+    for i, t in enumerate(batch):
+        if not isinstance(t, Tensor): raise TypeError(f"expected Tensor as element {i} in argument 0, but got {_type_name(t)}")
+    if (_reductions._shm_state is not None and _shm_supported and elem._device.type == 'cpu'
             and not any(t.requires_grad for t in batch)):
         shape = (len(batch), *elem._data.shape)
         if elem._data.dtype.itemsize * math.prod(shape) >= _SHM_THRESHOLD and all(t._data.shape == elem._data.shape for t in batch):
@@ -81,11 +84,27 @@ def _collate_numpy_array_fn(batch, *, collate_fn_map=None):
         raise TypeError(_default_collate_err_msg_format.format(batch[0].dtype))
     return collate([as_tensor(b) for b in batch], collate_fn_map=collate_fn_map)
 
-def _collate_numpy_scalar_fn(batch, *, collate_fn_map=None): return as_tensor(np.array(batch))
+def _type_name(x):
+    t = type(x)
+    return t.__qualname__ if t.__module__ == 'builtins' else f"{t.__module__}.{t.__qualname__}"
+
+def _scalar_dtype(x):
+    "The dtype PyTorch infers for one element of a list: a tensor's own, int64 for int, the default float for float."
+    if isinstance(x, Tensor): return x.dtype
+    if isinstance(x, np.generic): return as_tensor(np.asarray(x)).dtype
+    return _bool if isinstance(x, bool) else _int64 if isinstance(x, int) else get_default_dtype()
+
+def _collate_numpy_scalar_fn(batch, *, collate_fn_map=None):
+    "NumPy scalars combine by PyTorch's promotion (int64 with float32 is float32), not NumPy's (float64)."
+    dtype = functools.reduce(promote_types, map(_scalar_dtype, batch))
+    return as_tensor(np.array(batch)).to(dtype)
 
 def _collate_float_fn(batch, *, collate_fn_map=None): return as_tensor(np.array(batch, dtype=np.float64))  # exact doubles
 
-def _collate_int_fn(batch, *, collate_fn_map=None): return tensor(batch)
+def _collate_int_fn(batch, *, collate_fn_map=None):
+    if not any(isinstance(b, Tensor) for b in batch): return tensor(batch)
+    dtype = functools.reduce(promote_types, map(_scalar_dtype, batch))  # torch.tensor([3, tensor(1.)]) is float32
+    return tensor([b.item() if isinstance(b, Tensor) else b for b in batch], dtype=dtype)
 
 def _collate_str_fn(batch, *, collate_fn_map=None): return batch
 

@@ -8,7 +8,7 @@ __all__ = []
 # %% ../../../../nbs/11g_pin_memory.ipynb #1ec1db44
 import collections, queue
 from ...._tensor import Tensor, _wrap
-from ....multiprocessing.reductions import _receive
+from ....multiprocessing.reductions import _receive, _take
 from .worker import _ExceptionWrapper, _IterableDatasetStopIteration, _POLL
 from .... import cuda as _cuda
 
@@ -46,14 +46,14 @@ def _pin(data, device=None):
     if hasattr(data, "pin_memory"): return data.pin_memory()
     return data
 
-def _pin_memory_loop(in_queue, out_queue, device, done_event):
+def _pin_memory_loop(in_queue, out_queue, device, done_event, channels=None):
     "The pin-memory thread: unpack, pin, and pass on each result until told to stop."
     while not done_event.is_set():
         try: r = in_queue.get(timeout=_POLL)
         except queue.Empty: continue
         idx, data = r
         if not done_event.is_set() and not isinstance(data, _ExceptionWrapper):
-            try: data = _receive(data); data = data if isinstance(data, (_IterableDatasetStopIteration, type(None))) else _pin(data, device)
+            try: data = _receive(_take(data, channels)); data = data if isinstance(data, (_IterableDatasetStopIteration, type(None))) else _pin(data, device)
             except Exception: data = _ExceptionWrapper(where=f"in pin memory thread for device {device}")
         r = (idx, data)
         while not done_event.is_set():

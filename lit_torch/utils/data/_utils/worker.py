@@ -70,7 +70,7 @@ def _seed_worker(seed, worker_id, base_seed):
     np.random.seed(np.random.SeedSequence([worker_id, base_seed]).generate_state(4))
 
 def _worker_loop(iterable, dataset, index_queue, data_queue, done_event, auto_collation, collate_fn, drop_last,
-                 base_seed, init_fn, worker_id, num_workers, persistent_workers, shm_prefix):
+                 base_seed, init_fn, worker_id, num_workers, persistent_workers, channel):
     "Serve `(idx, indices)` tasks from `index_queue` until `None`; put `(idx, batch)` on `data_queue`."
     global _worker_info
     try:
@@ -78,7 +78,7 @@ def _worker_loop(iterable, dataset, index_queue, data_queue, done_event, auto_co
         seed = base_seed + worker_id
         _seed_worker(seed, worker_id, base_seed)
         _worker_info = WorkerInfo(id=worker_id, num_workers=num_workers, seed=seed, dataset=dataset)
-        _reductions._shm_state = [f"{shm_prefix}_{worker_id}", 0, {}]
+        _reductions._shm_state = [channel, {}, worker_id]
         where = f"in DataLoader worker process {worker_id}"
         init_exception, fetcher = None, None
         try:
@@ -108,6 +108,6 @@ def _worker_loop(iterable, dataset, index_queue, data_queue, done_event, auto_co
             data_queue.put((idx, data))
             del data, idx, index, r
     except KeyboardInterrupt: pass
-    if done_event.is_set():
+    if done_event.is_set() or os.getppid() != parent:  # nobody will read what is still buffered: do not wait to flush it
         data_queue.cancel_join_thread()
         data_queue.close()
