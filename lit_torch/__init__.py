@@ -60,3 +60,6 @@ from . import multiprocessing
 
 # Distributed training on MPI (nbs/12_distributed.ipynb, 12a_run, 12b_ddp)
 from . import distributed
+
+# The namespace around the core: backends' switches (nbs/16a_cudnn.ipynb to 16g_backends_cpu)
+from . import backends
