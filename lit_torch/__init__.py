@@ -61,5 +61,5 @@ from . import multiprocessing
 # Distributed training on MPI (nbs/12_distributed.ipynb, 12a_run, 12b_ddp)
 from . import distributed
 
-# The namespace around the core: backends' switches (nbs/16a_cudnn.ipynb to 16g_backends_cpu)
-from . import backends
+# The namespace around the core: backends' switches (nbs/16a_cudnn.ipynb to 16g_backends_cpu), torch.accelerator (16i)
+from . import backends, accelerator
