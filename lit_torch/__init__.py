@@ -63,3 +63,7 @@ from . import distributed
 
 # The namespace around the core: backends' switches (nbs/16a_cudnn.ipynb to 16g_backends_cpu), torch.accelerator (16i)
 from . import backends, accelerator
+# Mixed precision: torch.amp (nbs/16j_autocast_mode.ipynb, 16k_grad_scaler), torch.cuda.amp (16l, 16m)
+from . import amp
+from .amp.autocast_mode import (autocast, is_autocast_available, is_autocast_enabled, get_autocast_dtype, set_autocast_enabled,
+                                set_autocast_dtype, is_autocast_cache_enabled, set_autocast_cache_enabled, clear_autocast_cache)

@@ -157,3 +157,6 @@ def stream(stream):
     "A context in which `stream` is current (nothing when `stream` is None)."
     import contextlib
     return contextlib.nullcontext() if stream is None else stream
+
+# %% ../../nbs/16m_cuda_grad_scaler.ipynb #9f74f864
+from . import amp
