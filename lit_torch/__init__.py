@@ -67,3 +67,5 @@ from . import backends, accelerator
 from . import amp
 from .amp.autocast_mode import (autocast, is_autocast_available, is_autocast_enabled, get_autocast_dtype, set_autocast_enabled,
                                 set_autocast_dtype, is_autocast_cache_enabled, set_autocast_cache_enabled, clear_autocast_cache)
+# TorchScript, ONNX and the model hub: importable; what lit_torch cannot do says so (nbs/16n_jit.ipynb, 16o_onnx, 16p_hub)
+from . import jit, onnx, hub
