@@ -539,3 +539,17 @@ def register_load_state_dict_post_hook(self, hook):
     return _register(self._load_state_dict_post_hooks, hook)
 
 Module.load_state_dict, Module.register_load_state_dict_post_hook = load_state_dict, register_load_state_dict_post_hook
+
+# %% ../../../nbs/16r_multiprocessing.ipynb #849ceda5
+from ..._tensor import Tensor
+
+# %% ../../../nbs/16r_multiprocessing.ipynb #ea6e7f23
+def _module_share_memory(self):
+    "Move every parameter, gradient and buffer of this module into shared memory; returns the module."
+    for p in self.parameters():
+        p.share_memory_()
+        if p.grad is not None: p.grad.share_memory_()
+    for b in self.buffers(): b.share_memory_()
+    return self
+
+Module.share_memory = _module_share_memory
