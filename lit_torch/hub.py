@@ -5,8 +5,8 @@
 # %% auto #0
 __all__ = ['get_dir', 'set_dir', 'download_url_to_file', 'load', 'list', 'help', 'load_state_dict_from_url']
 
-# %% ../nbs/16p_hub.ipynb #671f81da
-import hashlib, importlib.util, os, shutil, sys, tempfile, urllib.error, urllib.parse, urllib.request, zipfile
+# %% ../nbs/16p_hub.ipynb #62b54210
+import importlib.util, os, sys  # the network and archive modules are imported when a download needs them
 
 # %% ../nbs/16p_hub.ipynb #4fd496b6
 _hub_dir = None
@@ -23,9 +23,10 @@ def set_dir(d):
     global _hub_dir
     _hub_dir = os.path.expanduser(d)
 
-# %% ../nbs/16p_hub.ipynb #81c5585e
+# %% ../nbs/16p_hub.ipynb #7d38b1e0
 def download_url_to_file(url, dst, hash_prefix=None, progress=True):
     "Download `url` to the file `dst` (atomically; checking the SHA-256 prefix when given)."
+    import hashlib, tempfile, urllib.error, urllib.request
     dst = os.path.expanduser(dst)
     d = os.path.dirname(os.path.abspath(dst))
     fd, tmp = tempfile.mkstemp(dir=d, prefix='.download-')
@@ -43,7 +44,7 @@ def download_url_to_file(url, dst, hash_prefix=None, progress=True):
     finally:
         if os.path.exists(tmp): os.unlink(tmp)
 
-# %% ../nbs/16p_hub.ipynb #ec403df5
+# %% ../nbs/16p_hub.ipynb #1dbaf19a
 def _import_hubconf(repo_dir):
     spec = importlib.util.spec_from_file_location('hubconf', os.path.join(repo_dir, 'hubconf.py'))
     if spec is None or not os.path.exists(os.path.join(repo_dir, 'hubconf.py')): raise FileNotFoundError(f"no hubconf.py in {repo_dir}")
@@ -55,6 +56,7 @@ def _import_hubconf(repo_dir):
 
 def _github_dir(github, force_reload=False):
     "The cached checkout of 'owner/repo[:ref]', downloaded when absent."
+    import shutil, zipfile
     repo, _, ref = github.partition(':')
     owner, name = repo.split('/')
     ref = ref or 'main'
@@ -92,9 +94,10 @@ def help(github, model, force_reload=False, skip_validation=False, trust_repo=No
     "The docstring of entry point `model`."
     return _entry(_import_hubconf(_github_dir(github, force_reload) if not os.path.isdir(github) else github), model).__doc__
 
-# %% ../nbs/16p_hub.ipynb #3cef4cfc
+# %% ../nbs/16p_hub.ipynb #2b6fe888
 def load_state_dict_from_url(url, model_dir=None, map_location=None, progress=True, check_hash=False, file_name=None, weights_only=True):
     "Download a checkpoint into the hub's cache (once) and `torch.load` it."
+    import urllib.parse
     from lit_torch.serialization import load as _load
     model_dir = model_dir or os.path.join(get_dir(), 'checkpoints')
     os.makedirs(model_dir, exist_ok=True)

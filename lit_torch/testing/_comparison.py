@@ -19,7 +19,7 @@ def _default_tolerances(*dtype_names):
     tols = [_TOLERANCES.get(n, (0.0, 0.0)) for n in dtype_names]
     return max(t[0] for t in tols), max(t[1] for t in tols)
 
-# %% ../../nbs/16t_comparison.ipynb #c9b96f2f
+# %% ../../nbs/16t_comparison.ipynb #8ced68f9
 def _mismatch_message(actual, expected, rtol, atol, equal_nan, kind='Tensor-likes'):
     "None if the arrays match within tolerance, else PyTorch's description of where they do not."
     a, e = np.asarray(actual), np.asarray(expected)
@@ -32,7 +32,8 @@ def _mismatch_message(actual, expected, rtol, atol, equal_nan, kind='Tensor-like
         ok = (a == e) | (np.isnan(a) & np.isnan(e) if equal_nan and dt.kind == 'f' else False)
         if not exact and dt.kind == 'f': ok = ok | (np.isfinite(a) & np.isfinite(e) & (diff <= atol + rtol * np.abs(e)))
         if ok.all(): return None
-        rel = diff / np.abs(e).astype(dt if dt.kind == 'f' else np.float32)
+        f = dt if dt.kind == 'f' else np.dtype(np.float32)
+        rel = diff.astype(f) / np.abs(e).astype(f)
     n_bad, n = int((~ok).sum()), ok.size
     i, j = np.unravel_index(np.argmax(diff), diff.shape), np.unravel_index(np.argmax(rel), rel.shape)
     allowed = lambda tol: '' if exact else f' (up to {tol} allowed)'
