@@ -113,7 +113,7 @@ from multiprocessing.reduction import DupFd, ForkingPickler
 from .._C import canonical_device
 from .._tensor import Tensor, _wrap
 
-# %% ../../nbs/16r_multiprocessing.ipynb #f2d90092
+# %% ../../nbs/16r_multiprocessing.ipynb #80782b66
 _shared_blocks = {}  # id(mmap) -> (weak reference to the mmap, its file descriptor)
 
 def _register(m, fd):
@@ -121,8 +121,8 @@ def _register(m, fd):
     weakref.finalize(m, _forget_block, id(m), fd).atexit = False  # at exit the kernel closes everything
     return m
 
-def _forget_block(key, fd, _close=os.close):
-    _shared_blocks.pop(key, None)
+def _forget_block(key, fd, _close=os.close, _blocks=_shared_blocks):
+    _blocks.pop(key, None)
     try: _close(fd)
     except OSError: pass
 
@@ -161,7 +161,7 @@ def _is_shared(self):
 
 Tensor.share_memory_, Tensor.is_shared = _share_memory_, _is_shared
 
-# %% ../../nbs/16r_multiprocessing.ipynb #601efec3
+# %% ../../nbs/16r_multiprocessing.ipynb #5e1953db
 def reduce_tensor(tensor):
     "How a tensor is pickled for another process: its data in shared memory, sent as a file descriptor."
     if tensor.requires_grad and not tensor.is_leaf:
@@ -171,7 +171,7 @@ def reduce_tensor(tensor):
     if tensor._device.type != 'cpu':
         raise RuntimeError(f"lit_torch cannot send a {tensor._device} tensor to another process (CUDA IPC is not supported): "
                            "move it to the CPU first with .cpu()")
-    tensor.share_memory_()
+    _share_memory_(tensor)
     a = tensor._data
     m, fd = _block_of(a)
     offset = a.__array_interface__['data'][0] - np.frombuffer(m, np.uint8).__array_interface__['data'][0]
