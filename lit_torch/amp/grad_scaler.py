@@ -43,11 +43,11 @@ class GradScaler:
 
     def is_enabled(self): return self._enabled
 
-# %% ../../nbs/16k_grad_scaler.ipynb #5cbe5743
+# %% ../../nbs/16k_grad_scaler.ipynb #1665d14a
 def _lazy_init(self):
     if self._scale is None: self._scale, self._growth_tracker = _f32(self._init_scale), self._init_growth_tracker
 
-def scale(self, outputs):
+def _scale(self, outputs):
     "`outputs` (a tensor or an iterable of tensors) multiplied by the scale."
     if not self._enabled: return outputs
     _lazy_init(self)
@@ -59,9 +59,9 @@ def scale(self, outputs):
         raise ValueError("outputs must be a Tensor or an iterable of Tensors")
     return apply(outputs)
 
-GradScaler.scale = scale
+GradScaler.scale = _scale
 
-# %% ../../nbs/16k_grad_scaler.ipynb #68ce2f4a
+# %% ../../nbs/16k_grad_scaler.ipynb #a253f586
 def _unscale_grads_(self, optimizer, inv_scale, allow_fp16):
     "Divide the gradients of `optimizer`'s parameters in place; per device, 1.0 if any was not finite."
     found = {}
@@ -76,7 +76,7 @@ def _unscale_grads_(self, optimizer, inv_scale, allow_fp16):
                 p.grad.mul_(inv_scale)
     return found
 
-def unscale_(self, optimizer):
+def _unscale_(self, optimizer):
     "Divide `optimizer`'s gradients by the scale, once per iteration, before `step` (e.g. to clip them)."
     if not self._enabled: return
     _check(self, 'unscale_')
@@ -90,10 +90,10 @@ def _check(self, funcname):
     if self._scale is None:
         raise AssertionError(f"Attempted {funcname} but _scale is None.  This may indicate your script did not use scaler.scale(loss or outputs) earlier in the iteration.")
 
-GradScaler._unscale_grads_, GradScaler.unscale_ = _unscale_grads_, unscale_
+GradScaler._unscale_grads_, GradScaler.unscale_ = _unscale_grads_, _unscale_
 
-# %% ../../nbs/16k_grad_scaler.ipynb #d1fb56a2
-def step(self, optimizer, *args, **kwargs):
+# %% ../../nbs/16k_grad_scaler.ipynb #7c64279d
+def _step(self, optimizer, *args, **kwargs):
     "Unscale (if not done yet) and step `optimizer`, unless a gradient was inf or NaN; returns the step's result."
     if not self._enabled: return optimizer.step(*args, **kwargs)
     if 'closure' in kwargs: raise RuntimeError("Closure use is not currently supported if GradScaler is enabled.")
@@ -107,10 +107,10 @@ def step(self, optimizer, *args, **kwargs):
     state['stage'] = OptState.STEPPED
     return retval
 
-GradScaler.step = step
+GradScaler.step = _step
 
-# %% ../../nbs/16k_grad_scaler.ipynb #a151337d
-def update(self, new_scale=None):
+# %% ../../nbs/16k_grad_scaler.ipynb #ce99d265
+def _update(self, new_scale=None):
     "Adapt the scale after this iteration's steps (or set it to `new_scale`), and start the next iteration."
     if not self._enabled: return
     _check(self, 'update')
@@ -130,10 +130,10 @@ def update(self, new_scale=None):
         else: self._growth_tracker += 1
     self._per_optimizer_states = defaultdict(_refresh_per_optimizer_state)
 
-GradScaler.update = update
+GradScaler.update = _update
 
-# %% ../../nbs/16k_grad_scaler.ipynb #5ae9b359
-def get_scale(self):
+# %% ../../nbs/16k_grad_scaler.ipynb #f0c4e00b
+def _get_scale(self):
     "The current scale as a Python float (1.0 when disabled)."
     if not self._enabled: return 1.0
     return self._init_scale if self._scale is None else self._scale
@@ -142,24 +142,25 @@ def _get_growth_tracker(self):
     if not self._enabled: return 0
     return self._init_growth_tracker if self._growth_tracker is None else self._growth_tracker
 
-def get_growth_factor(self): return self._growth_factor
-def set_growth_factor(self, new_factor): self._growth_factor = new_factor
-def get_backoff_factor(self): return self._backoff_factor
-def set_backoff_factor(self, new_factor): self._backoff_factor = new_factor
-def get_growth_interval(self): return self._growth_interval
-def set_growth_interval(self, new_interval): self._growth_interval = new_interval
+def _get_growth_factor(self): return self._growth_factor
+def _set_growth_factor(self, new_factor): self._growth_factor = new_factor
+def _get_backoff_factor(self): return self._backoff_factor
+def _set_backoff_factor(self, new_factor): self._backoff_factor = new_factor
+def _get_growth_interval(self): return self._growth_interval
+def _set_growth_interval(self, new_interval): self._growth_interval = new_interval
 
-for _f in (get_scale, _get_growth_tracker, get_growth_factor, set_growth_factor, get_backoff_factor, set_backoff_factor,
-           get_growth_interval, set_growth_interval): setattr(GradScaler, _f.__name__, _f)
+for _f in (_get_scale, _get_growth_factor, _set_growth_factor, _get_backoff_factor, _set_backoff_factor, _get_growth_interval,
+           _set_growth_interval): setattr(GradScaler, _f.__name__[1:], _f)
+GradScaler._get_growth_tracker = _get_growth_tracker
 
-# %% ../../nbs/16k_grad_scaler.ipynb #02966629
-def state_dict(self):
+# %% ../../nbs/16k_grad_scaler.ipynb #e4d88cb2
+def _state_dict(self):
     "The scaler's state: scale, growth_factor, backoff_factor, growth_interval, _growth_tracker ({} when disabled)."
     if not self._enabled: return {}
     return {'scale': self.get_scale(), 'growth_factor': self._growth_factor, 'backoff_factor': self._backoff_factor,
             'growth_interval': self._growth_interval, '_growth_tracker': self._get_growth_tracker()}
 
-def load_state_dict(self, state_dict):
+def _load_state_dict(self, state_dict):
     "Restore a state from `state_dict` (nothing when disabled)."
     if not self._enabled: return
     if len(state_dict) == 0:
@@ -170,10 +171,10 @@ def load_state_dict(self, state_dict):
     self._growth_interval, self._init_growth_tracker = state_dict['growth_interval'], state_dict['_growth_tracker']
     if self._growth_tracker is not None: self._growth_tracker = state_dict['_growth_tracker']
 
-GradScaler.state_dict, GradScaler.load_state_dict = state_dict, load_state_dict
+GradScaler.state_dict, GradScaler.load_state_dict = _state_dict, _load_state_dict
 
-# %% ../../nbs/16k_grad_scaler.ipynb #9d5e65b5
-def __getstate__(self):
+# %% ../../nbs/16k_grad_scaler.ipynb #a1a9c1c9
+def _getstate(self):
     state = self.__dict__.copy()
     if self._enabled:
         if len(self._per_optimizer_states) != 0:
@@ -183,8 +184,13 @@ def __getstate__(self):
         state['_per_optimizer_states'] = None
     return state
 
-def __setstate__(self, state):
+def _setstate(self, state):
     self.__dict__.update(state)
     if self._enabled: self._per_optimizer_states = defaultdict(_refresh_per_optimizer_state)
 
-GradScaler.__getstate__, GradScaler.__setstate__ = __getstate__, __setstate__
+GradScaler.__getstate__, GradScaler.__setstate__ = _getstate, _setstate
+
+# %% ../../nbs/16k_grad_scaler.ipynb #668cb58f
+for _n in ('scale', 'unscale_', 'step', 'update', 'get_scale', 'get_growth_factor', 'set_growth_factor', 'get_backoff_factor',
+           'set_backoff_factor', 'get_growth_interval', 'set_growth_interval', 'state_dict', 'load_state_dict'):
+    getattr(GradScaler, _n).__name__, getattr(GradScaler, _n).__qualname__ = _n, 'GradScaler.' + _n

@@ -29,13 +29,13 @@ class ProcessExitedException(ProcessException):
         self.exit_code, self.signal_name = exit_code, signal_name
     def __reduce__(self): return type(self), (self.msg, self.error_index, self.error_pid, self.exit_code, self.signal_name)
 
-# %% ../../nbs/16q_spawn.ipynb #08d5d490
+# %% ../../nbs/16q_spawn.ipynb #8734d196
 def _set_pdeathsig(sig=signal.SIGINT):
     "Ask Linux to send `sig` to this process when its parent dies (nothing elsewhere)."
     try: ctypes.CDLL(None, use_errno=True).prctl(1, int(sig))  # PR_SET_PDEATHSIG
     except (OSError, AttributeError): pass
 
-def _wrap(fn, i, args, error_file):
+def _run_child(fn, i, args, error_file):
     _set_pdeathsig(signal.SIGINT)
     try: fn(i, *args)
     except KeyboardInterrupt: pass  # the parent stopped us
@@ -94,7 +94,7 @@ def _error(self, i):
 
 ProcessContext._stop_all, ProcessContext._error = _stop_all, _error
 
-# %% ../../nbs/16q_spawn.ipynb #e8fe28a4
+# %% ../../nbs/16q_spawn.ipynb #b26383dc
 class SpawnContext(ProcessContext):
     "The old name of `ProcessContext`."
     def __init__(self, processes, error_files):
@@ -108,7 +108,7 @@ def start_processes(fn, args=(), nprocs=1, join=True, daemon=False, start_method
     for i in range(nprocs):
         fd, name = tempfile.mkstemp(prefix='pytorch-errorfile-', suffix='.pickle')
         os.close(fd); os.unlink(name)  # the child creates it only if it fails
-        p = mp.Process(target=_wrap, args=(fn, i, args, name), daemon=daemon)
+        p = mp.Process(target=_run_child, args=(fn, i, args, name), daemon=daemon)
         p.start()
         processes.append(p); error_files.append(name)
     context = ProcessContext(processes, error_files)

@@ -35,13 +35,13 @@ class SummaryWriter:
     def _add(self, summary, step, walltime, writer=None):
         (writer or self._writer).add_event(_tb('event_pb2', 'Event')(summary=summary, step=step, wall_time=walltime or time.time()))
 
-# %% ../../../nbs/16v_tensorboard.ipynb #0b155f5b
-def add_scalar(self, tag, scalar_value, global_step=None, walltime=None, new_style=False, double_precision=False):
+# %% ../../../nbs/16v_tensorboard.ipynb #e754cb8f
+def _add_scalar(self, tag, scalar_value, global_step=None, walltime=None, new_style=False, double_precision=False):
     "Record one value of series `tag` at step `global_step`."
     Summary = _tb('summary_pb2', 'Summary')
     self._add(Summary(value=[Summary.Value(tag=tag, simple_value=_number(scalar_value))]), global_step, walltime)
 
-def add_scalars(self, main_tag, tag_scalar_dict, global_step=None, walltime=None):
+def _add_scalars(self, main_tag, tag_scalar_dict, global_step=None, walltime=None):
     "Record several series under one chart, each in its own subdirectory `main_tag_tag`."
     Summary, EventFileWriter = _tb('summary_pb2', 'Summary'), _tb('event_file_writer', 'EventFileWriter')
     for tag, v in tag_scalar_dict.items():
@@ -49,10 +49,10 @@ def add_scalars(self, main_tag, tag_scalar_dict, global_step=None, walltime=None
         w = self._children.get(name) or self._children.setdefault(name, EventFileWriter(name, *self._args))
         self._add(Summary(value=[Summary.Value(tag=main_tag, simple_value=_number(v))]), global_step, walltime, w)
 
-SummaryWriter.add_scalar, SummaryWriter.add_scalars = add_scalar, add_scalars
+SummaryWriter.add_scalar, SummaryWriter.add_scalars = _add_scalar, _add_scalars
 
-# %% ../../../nbs/16v_tensorboard.ipynb #d6e43114
-def add_histogram(self, tag, values, global_step=None, bins='tensorflow', walltime=None, max_bins=None):
+# %% ../../../nbs/16v_tensorboard.ipynb #f155463f
+def _add_histogram(self, tag, values, global_step=None, bins='tensorflow', walltime=None, max_bins=None):
     "Record a histogram of `values` (a tensor or an array)."
     a = np.asarray(values.detach().cpu().numpy() if hasattr(values, 'detach') else values, dtype=np.float64).ravel()
     counts, edges = np.histogram(a, bins=64 if bins == 'tensorflow' else bins)
@@ -61,7 +61,7 @@ def add_histogram(self, tag, values, global_step=None, bins='tensorflow', wallti
                        bucket_limit=edges[1:].tolist(), bucket=counts.astype(float).tolist())
     self._add(Summary(value=[Summary.Value(tag=tag, histo=h)]), global_step, walltime)
 
-def add_text(self, tag, text_string, global_step=None, walltime=None):
+def _add_text(self, tag, text_string, global_step=None, walltime=None):
     "Record a piece of text (TensorBoard's text plugin shows it)."
     Summary, SummaryMetadata = _tb('summary_pb2', 'Summary'), _tb('summary_pb2', 'SummaryMetadata')
     TensorProto, TensorShapeProto = _tb('tensor_pb2', 'TensorProto'), _tb('tensor_shape_pb2', 'TensorShapeProto')
@@ -69,12 +69,12 @@ def add_text(self, tag, text_string, global_step=None, walltime=None):
     t = TensorProto(dtype='DT_STRING', string_val=[text_string.encode()], tensor_shape=TensorShapeProto(dim=[TensorShapeProto.Dim(size=1)]))
     self._add(Summary(value=[Summary.Value(tag=tag + '/text_summary', metadata=meta, tensor=t)]), global_step, walltime)
 
-def flush(self):
+def _flush(self):
     for w in (self._writer, *self._children.values()): w.flush()
 
-def close(self):
+def _close(self):
     for w in (self._writer, *self._children.values()): w.close()
 
-SummaryWriter.add_histogram, SummaryWriter.add_text, SummaryWriter.flush, SummaryWriter.close = add_histogram, add_text, flush, close
+SummaryWriter.add_histogram, SummaryWriter.add_text, SummaryWriter.flush, SummaryWriter.close = _add_histogram, _add_text, _flush, _close
 SummaryWriter.__enter__ = lambda self: self
 SummaryWriter.__exit__ = lambda self, *exc: self.close()
