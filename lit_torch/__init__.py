@@ -69,6 +69,6 @@ from .amp.autocast_mode import (autocast, is_autocast_available, is_autocast_ena
                                 set_autocast_dtype, is_autocast_cache_enabled, set_autocast_cache_enabled, clear_autocast_cache)
 # TorchScript, ONNX and the model hub: importable; what lit_torch cannot do says so (nbs/16n_jit.ipynb, 16o_onnx, 16p_hub)
 from . import jit, onnx, hub
-# torch.testing (nbs/16t_comparison.ipynb, 16u_creation); torch.utils.checkpoint (16s) and torch.utils.tensorboard (16v, only
-# where tensorboard is installed) are imported by the programs that use them, as in torch
+# torch.testing (nbs/16t_comparison.ipynb, 16u_creation). torch.utils.checkpoint (16s) comes with torch.utils; programs import
+# torch.utils.tensorboard (16v) themselves, as in torch, and it needs the tensorboard package
 from . import testing
