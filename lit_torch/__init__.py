@@ -17,6 +17,15 @@ from ._tensor import (Tensor, Size, tensor, as_tensor, from_numpy, from_dlpack, 
 # PyTorch's dtype aliases shadow builtins, so they live only here
 from ._C import float16 as half, float32 as float, float64 as double, int16 as short, int32 as int, int64 as long
 
+# What torch/__init__.py (and torch._C) define themselves: compile, the default device, determinism, matmul precision,
+# thread counts, finfo/iinfo, bfloat16 (nbs/16_torch_init.ipynb)
+from ._torch_init import (bfloat16, typename, is_tensor, set_default_device, get_default_device,
+                          use_deterministic_algorithms, are_deterministic_algorithms_enabled,
+                          is_deterministic_algorithms_warn_only_enabled, set_deterministic_debug_mode,
+                          get_deterministic_debug_mode, set_float32_matmul_precision, get_float32_matmul_precision,
+                          get_num_threads, set_num_threads, get_num_interop_threads, set_num_interop_threads,
+                          finfo, iinfo, compile)
+
 # Autograd: grad modes, the graph, Function, the engine (nbs/02_autograd.ipynb and the pages after it)
 from . import autograd
 from .autograd.grad_mode import no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled
@@ -100,3 +109,15 @@ from . import multiprocessing
 
 # Distributed training on MPI (nbs/12_distributed.ipynb, 12a_run, 12b_ddp)
 from . import distributed
+
+# The namespace around the core: backends' switches (nbs/16a_cudnn.ipynb to 16g_backends_cpu), torch.accelerator (16i)
+from . import backends, accelerator
+# Mixed precision: torch.amp (nbs/16j_autocast_mode.ipynb, 16k_grad_scaler), torch.cuda.amp (16l, 16m)
+from . import amp
+from .amp.autocast_mode import (autocast, is_autocast_available, is_autocast_enabled, get_autocast_dtype, set_autocast_enabled,
+                                set_autocast_dtype, is_autocast_cache_enabled, set_autocast_cache_enabled, clear_autocast_cache)
+# TorchScript, ONNX and the model hub: importable; what lit_torch cannot do says so (nbs/16n_jit.ipynb, 16o_onnx, 16p_hub)
+from . import jit, onnx, hub
+# torch.testing (nbs/16t_comparison.ipynb, 16u_creation). torch.utils.checkpoint (16s) comes with torch.utils; programs import
+# torch.utils.tensorboard (16v) themselves, as in torch, and it needs the tensorboard package
+from . import testing

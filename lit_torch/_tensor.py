@@ -33,6 +33,7 @@ def _fill(t, data, device, grad_fn=None):
     return t
 
 _new = object.__new__
+_default_device = None  # where factories put tensors when no device is given: `lit_torch.set_default_device` sets it
 def _wrap(data, device=_cpu, grad_fn=None):
     "A new tensor around `data` (already on `device`): the fast path every op uses."
     return _fill(_new(Tensor), data, device, grad_fn)
@@ -97,7 +98,7 @@ def _infer_array(data, dtype=None):
 
 def _place(a, dtype, device, copy):
     "`a` converted to `dtype` and moved to `device`, copied only when `copy` or needed."
-    d = canonical_device(device) if device is not None else _cpu
+    d = canonical_device(device) if device is not None else (_default_device or _cpu)
     xp = array_module(d)
     with device_context(d):
         a = xp.array(a, dtype=None if dtype is None else check_dtype(dtype).numpy, copy=copy or None)
@@ -132,7 +133,7 @@ def _sizes(size):
 
 def _factory(make, dtype, device, requires_grad, default=None):
     "Run `make(xp, np_dtype)` on `device` and wrap the result."
-    d = canonical_device(device) if device is not None else _cpu
+    d = canonical_device(device) if device is not None else (_default_device or _cpu)
     dt = check_dtype(dtype) if dtype is not None else (default or get_default_dtype())
     with device_context(d): a = make(array_module(d), dt.numpy)
     return _wrap(a, d).requires_grad_(requires_grad)
@@ -192,7 +193,7 @@ def _rng(generator, d):
     return g.numpy() if d.type == 'cpu' else g.cupy()
 
 def _random(draw, size, generator, dtype, device, requires_grad, default=None):
-    d = canonical_device(device) if device is not None else _cpu
+    d = canonical_device(device) if device is not None else (_default_device or _cpu)
     return _factory(lambda xp, dt: xp.asarray(draw(_rng(generator, d), _sizes(size))).astype(dt, copy=False),
                     dtype, d, requires_grad, default)
 

@@ -1,10 +1,10 @@
-"The package as a user gets it: a wheel that needs NumPy and safetensors (imported only when a safetensors file is read or written), and nothing heavy at import."
+"The package as a user gets it: a wheel that needs NumPy, safetensors and ml_dtypes (each imported only when first used: a safetensors file, a bfloat16 tensor), and nothing heavy at import."
 import os, subprocess, sys, venv
 from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-HEAVY = ['torch', 'cupy', 'mpi4py', 'matplotlib', 'fastcore', 'nbdev', 'safetensors']
+HEAVY = ['torch', 'cupy', 'mpi4py', 'matplotlib', 'fastcore', 'nbdev', 'safetensors', 'ml_dtypes']
 
 def test_import_loads_nothing_heavy():
     code = 'import lit_torch, sys; print(" ".join(sorted(m for m in sys.modules if "." not in m)))'
@@ -22,7 +22,7 @@ def test_wheel_in_clean_venv(tmp_path):
     subprocess.run([py, '-m', 'pip', 'install', '-q', '--disable-pip-version-check', wheel], check=True, env=env)
     installed = subprocess.run([py, '-m', 'pip', 'list', '--format=freeze'], capture_output=True, text=True, check=True, env=env).stdout
     names = {l.split('==')[0].lower() for l in installed.split()} - {'pip', 'setuptools', 'wheel'}
-    assert names == {'lit_torch', 'numpy', 'safetensors'} or names == {'lit-torch', 'numpy', 'safetensors'}, names
+    assert names - {'lit_torch', 'lit-torch'} == {'numpy', 'safetensors', 'ml_dtypes'} and len(names) == 4, names
     check = ("import io, lit_torch as t; t.manual_seed(0)\n"
              "for save, load in ((t.save, t.load), (t.serialization.save_safetensors, t.serialization.load_safetensors)):\n"
              "    b = io.BytesIO(); save({'w': t.ones(2)}, b); b.seek(0); assert load(b)['w'].tolist() == [1., 1.]\n"

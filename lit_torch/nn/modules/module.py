@@ -563,3 +563,17 @@ def register_load_state_dict_pre_hook(self, hook):
 # %% ../../../nbs/06b_lazy.ipynb #6b1a0013
 Module._register_load_state_dict_pre_hook = _register_load_state_dict_pre_hook
 Module.register_load_state_dict_pre_hook = register_load_state_dict_pre_hook
+
+# %% ../../../nbs/16r_multiprocessing.ipynb #849ceda5
+from ..._tensor import Tensor
+
+# %% ../../../nbs/16r_multiprocessing.ipynb #ea6e7f23
+def _module_share_memory(self):
+    "Move every parameter, gradient and buffer of this module into shared memory; returns the module."
+    for p in self.parameters():
+        p.share_memory_()
+        if p.grad is not None: p.grad.share_memory_()
+    for b in self.buffers(): b.share_memory_()
+    return self
+
+Module.share_memory = _module_share_memory

@@ -40,8 +40,9 @@ class RandomSampler(Sampler):
     def num_samples(self): return len(self.data_source) if self._num_samples is None else self._num_samples
     def __iter__(self):
         n, g = len(self.data_source), _epoch_generator(self.generator)
-        if self.replacement:
-            yield from g.numpy().integers(0, n, self.num_samples).tolist()
+        if self.replacement:  # in chunks of 32, as PyTorch draws: num_samples may be far larger than memory
+            rng = g.numpy()
+            for start in range(0, self.num_samples, 32): yield from rng.integers(0, n, min(32, self.num_samples - start)).tolist()
             return
         for _ in range(self.num_samples // n): yield from randperm(n, generator=g).tolist()
         yield from randperm(n, generator=g).tolist()[:self.num_samples % n]
