@@ -8,7 +8,7 @@ it lists for the CPU, with the implementation flags PyTorch's own tests add (`fo
 - both optimizers get the same initial parameters (several shapes, a 0-d one among them) and the same seeded
   gradients for STEPS steps; the parameters must match after every step, and the final `state_dict()` must match
   key by key (state and param_groups, their order, dtypes, shapes and values);
-- torch's state_dict is then loaded (`load_state_dict`) into a fresh lit_torch optimizer over a copy of the
+- torch's state_dict is then loaded (`load_state_dict`) into a fresh torch and a fresh lit_torch optimizer over copies of the
   parameters, both continue for MORE_STEPS steps and are compared again the same way;
 - LBFGS needs a closure: both get the same deterministic quadratic.
 
@@ -187,8 +187,8 @@ def run_config(info, lcls, kwargs, torch_kwargs, shapes, dtype):
             opt.zero_grad(); loss = quad(lib, params); loss.backward(); return loss
         return f
 
-    def step(k, opt_l, p_l):
-        "Step k on torch's optimizer and on `opt_l` (over `p_l`), then compare the parameters."
+    def step(k, opt_t, p_t, opt_l, p_l):
+        "Step k on torch's `opt_t` (over `p_t`) and on lit_torch's `opt_l` (over `p_l`), then compare the parameters."
         if quad is None:
             rng = np.random.default_rng(1000 + k)
             for pt, pl in zip(p_t, p_l):
@@ -204,17 +204,21 @@ def run_config(info, lcls, kwargs, torch_kwargs, shapes, dtype):
             check_value(f'step {k} loss', loss_t, loss_l, dtype, tol)
         for i, (pt, pl) in enumerate(zip(p_t, p_l)): check_value(f'step {k} param {i}', pt, pl, dtype, tol)
 
-    for k in range(STEPS): step(k, opt_l, p_l)
+    for k in range(STEPS): step(k, opt_t, p_t, opt_l, p_l)
     sd_t = opt_t.state_dict()
     check_state_dict(f'state_dict after {STEPS} steps', sd_t, opt_l.state_dict(), dtype, tol, unlike)
-    # a fresh lit_torch optimizer over a copy of the parameters takes torch's state
+    # fresh optimizers over copies of the parameters, torch's and lit_torch's, both take torch's state (loading casts
+    # some state to the parameters' dtype, e.g. NAdam's mu_product: compare with torch's own loaded optimizer)
+    p_t2 = [torch.tensor(to_numpy(p).copy(), requires_grad=p.requires_grad) for p in p_t]
     p_l2 = [lt.tensor(to_numpy(p).copy(), requires_grad=True) for p in p_t]
+    opt_t2 = info.optim_cls(grouped(p_t2, groups), **deepcopy(tkw))
+    opt_t2.load_state_dict(deepcopy(sd_t))
     opt_l2 = lcls(grouped(p_l2, groups), **to_lit(deepcopy(kwargs)))
     try: opt_l2.load_state_dict(to_lit(deepcopy(sd_t)))
     except Exception as e: raise AssertionError(f'load_state_dict: {type(e).__name__}: {e}') from e
-    check_state_dict('state_dict after load_state_dict', opt_t.state_dict(), opt_l2.state_dict(), dtype, tol, unlike)
-    for k in range(STEPS, STEPS + MORE_STEPS): step(k, opt_l2, p_l2)
-    check_state_dict(f'state_dict after load and {MORE_STEPS} more steps', opt_t.state_dict(), opt_l2.state_dict(), dtype,
+    check_state_dict('state_dict after load_state_dict', opt_t2.state_dict(), opt_l2.state_dict(), dtype, tol, unlike)
+    for k in range(STEPS, STEPS + MORE_STEPS): step(k, opt_t2, p_t2, opt_l2, p_l2)
+    check_state_dict(f'state_dict after load and {MORE_STEPS} more steps', opt_t2.state_dict(), opt_l2.state_dict(), dtype,
                      tol, unlike)
 
 # ---------------------------------------------------------------------------------------------------- the driver

@@ -5,13 +5,13 @@
 # %% auto #0
 __all__ = ['Adadelta']
 
-# %% ../../nbs/08d_adadelta.ipynb #3762e348
+# %% ../../nbs/08d_adadelta.ipynb #914b1c20
 from .._C import device_context, get_array_module
 from .._tensor import Tensor
 from ..autograd.grad_mode import enable_grad
 from .optimizer import Optimizer, _arr, _bump, _check_flags, _scalar_state, _state_like, _touch, _value
 
-# %% ../../nbs/08d_adadelta.ipynb #22ed62a1
+# %% ../../nbs/08d_adadelta.ipynb #8225949f
 def _adadelta_update(p, state, lr, rho, eps, weight_decay, maximize):
     "One Adadelta step for `p`, in place on its array and its state."
     with device_context(p._device):
@@ -31,7 +31,7 @@ def _adadelta_update(p, state, lr, rho, eps, weight_decay, maximize):
         x -= lr * delta
         _touch(p, state)
 
-# %% ../../nbs/08d_adadelta.ipynb #097e5368
+# %% ../../nbs/08d_adadelta.ipynb #11f113c2
 class Adadelta(Optimizer):
     "Adadelta: each coordinate steps by the root ratio of its average squared update to its average squared gradient."
     def __init__(self, params, lr=1.0, rho=0.9, eps=1e-6, weight_decay=0, foreach=None, *, capturable=False,

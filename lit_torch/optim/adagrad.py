@@ -5,13 +5,13 @@
 # %% auto #0
 __all__ = ['Adagrad']
 
-# %% ../../nbs/08e_adagrad.ipynb #e6659af0
+# %% ../../nbs/08e_adagrad.ipynb #440fce22
 from .._C import device_context, get_array_module
 from .._tensor import Tensor
 from ..autograd.grad_mode import enable_grad
 from .optimizer import Optimizer, _arr, _bump, _check_flags, _scalar_state, _state_like, _touch, _value
 
-# %% ../../nbs/08e_adagrad.ipynb #16138a27
+# %% ../../nbs/08e_adagrad.ipynb #15da9a73
 def _adagrad_update(p, state, lr, weight_decay, lr_decay, eps, maximize):
     "One Adagrad step for `p`, in place on its array and its `sum`."
     with device_context(p._device):
@@ -20,13 +20,13 @@ def _adagrad_update(p, state, lr, weight_decay, lr_decay, eps, maximize):
         step = _bump(state['step'])
         if maximize: g = -g
         if weight_decay != 0: g = g + weight_decay * x
-        clr = lr / (1 + (step - 1) * lr_decay)
+        clr = _value(lr / (1 + (step - 1) * lr_decay))  # a Tensor lr rounds this in its dtype, as in PyTorch
         s = _arr(state['sum'])
         s += g * g
         x -= clr * (g / (xp.sqrt(s) + eps))
         _touch(p, state)
 
-# %% ../../nbs/08e_adagrad.ipynb #f8bb95d2
+# %% ../../nbs/08e_adagrad.ipynb #3d3ef34d
 class Adagrad(Optimizer):
     "Adagrad: steps divided per coordinate by the root of the running sum of squared gradients."
     def __init__(self, params, lr=1e-2, lr_decay=0, weight_decay=0, initial_accumulator_value=0, eps=1e-10,
@@ -62,7 +62,7 @@ class Adagrad(Optimizer):
         if closure is not None:
             with enable_grad(): loss = closure()
         for group in self.param_groups:
-            args = (_value(group['lr']), group['weight_decay'], group['lr_decay'], group['eps'], group['maximize'])
+            args = (group['lr'], group['weight_decay'], group['lr_decay'], group['eps'], group['maximize'])
             for p in group['params']:
                 if p.grad is not None: _adagrad_update(p, self.state[p], *args)
         return loss

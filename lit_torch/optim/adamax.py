@@ -5,14 +5,14 @@
 # %% auto #0
 __all__ = ['Adamax']
 
-# %% ../../nbs/08f_adamax.ipynb #139492d6
+# %% ../../nbs/08f_adamax.ipynb #845d5450
 from .._C import device_context, get_array_module
 from .._tensor import Tensor
 from ..autograd.grad_mode import enable_grad
 from .optimizer import Optimizer, _arr, _bump, _check_flags, _scalar_state, _state_like, _touch, _value
 from .adam import _lerp_
 
-# %% ../../nbs/08f_adamax.ipynb #96962343
+# %% ../../nbs/08f_adamax.ipynb #fbf030e7
 def _adamax_update(p, state, lr, beta1, beta2, eps, weight_decay, maximize):
     "One Adamax step for `p`, in place on its array and its state."
     with device_context(p._device):
@@ -27,10 +27,10 @@ def _adamax_update(p, state, lr, beta1, beta2, eps, weight_decay, maximize):
         _lerp_(m, g, 1 - beta1, xp)
         u *= beta2
         xp.maximum(u, xp.abs(g) + eps, out=u)
-        x -= lr / (1 - beta1 ** step) * (m / u)
+        x -= _value(lr / (1 - beta1 ** step)) * (m / u)
         _touch(p, state)
 
-# %% ../../nbs/08f_adamax.ipynb #dee559b0
+# %% ../../nbs/08f_adamax.ipynb #a6b234fc
 class Adamax(Optimizer):
     "Adamax: Adam whose second moment is a decaying maximum of the gradient's absolute value."
     def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, foreach=None, *,
@@ -56,7 +56,7 @@ class Adamax(Optimizer):
         if closure is not None:
             with enable_grad(): loss = closure()
         for group in self.param_groups:
-            args = (_value(group['lr']), *map(_value, group['betas']), group['eps'], group['weight_decay'], group['maximize'])
+            args = (group['lr'], *map(_value, group['betas']), group['eps'], group['weight_decay'], group['maximize'])
             for p in group['params']:
                 if p.grad is not None: _adamax_update(p, self.state[p], *args)
         return loss

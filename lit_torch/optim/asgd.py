@@ -5,15 +5,23 @@
 # %% auto #0
 __all__ = ['ASGD']
 
-# %% ../../nbs/08k_asgd.ipynb #bb3f7b60
+# %% ../../nbs/08k_asgd.ipynb #33459b71
 from .._C import device_context, get_array_module
 from .._tensor import Tensor
 from ..autograd.grad_mode import enable_grad
 from .optimizer import Optimizer, _arr, _bump, _check_flags, _scalar_state, _state_like, _touch, _value
+from .optimizer import _scalar_dtype
 
-# %% ../../nbs/08k_asgd.ipynb #e4da4485
-def _asgd_update(p, state, lr, lambd, alpha, t0, weight_decay, maximize):
-    "One ASGD step for `p`, in place on its array and its state."
+# %% ../../nbs/08k_asgd.ipynb #ae8ad86d
+def _next_eta(lr, lambd, alpha, step, foreach):
+    "The next `eta`, rounded as PyTorch's single-tensor (Python floats) or foreach (the step's dtype) code rounds it."
+    if not foreach: return _scalar_dtype()(lr / (1 + lambd * lr * float(step)) ** alpha)
+    f = step.dtype.type
+    return (f(1) / (f(1) + f(lambd * lr) * step) ** f(alpha)) * f(lr)
+
+# %% ../../nbs/08k_asgd.ipynb #50774dd1
+def _asgd_update(p, state, lr, lambd, alpha, t0, weight_decay, maximize, foreach):
+    "One ASGD step for `p`, in place on its array and its state; `foreach` rounds as PyTorch's foreach kernels do."
     with device_context(p._device):
         x, g = _arr(p), _arr(p.grad)
         if len(state) == 0:
@@ -22,16 +30,20 @@ def _asgd_update(p, state, lr, lambd, alpha, t0, weight_decay, maximize):
         if maximize: g = -g
         if weight_decay != 0: g = g + weight_decay * x
         eta, mu, ax = _arr(state['eta']), _arr(state['mu']), _arr(state['ax'])
-        e = float(eta[0])
-        x *= 1 - lambd * e
-        x -= e * g
-        if mu[0] != 1: ax += (x - ax) * mu
-        else: ax[...] = x
-        eta[...] = lr / (1 + lambd * lr * step) ** alpha
-        mu[...] = 1 / max(1, step - t0)
+        if foreach:
+            x -= (g + lambd * x) * eta
+            ax += (x - ax) * mu
+        else:
+            e = float(eta[0])
+            x *= 1 - lambd * e
+            x -= e * g
+            if mu[0] != 1: ax += (x - ax) * mu
+            else: ax[...] = x
+        eta[...] = _next_eta(lr, lambd, alpha, state['step']._data, foreach)
+        mu[...] = _scalar_dtype()(1 / max(1, step - t0))
         _touch(p, state)
 
-# %% ../../nbs/08k_asgd.ipynb #9894701c
+# %% ../../nbs/08k_asgd.ipynb #c2365b46
 class ASGD(Optimizer):
     "Averaged SGD: SGD with a decaying step size, plus a running average of the iterates in `state['ax']`."
     def __init__(self, params, lr=1e-2, lambd=1e-4, alpha=0.75, t0=1e6, weight_decay=0, foreach=None, maximize=False,
@@ -54,7 +66,8 @@ class ASGD(Optimizer):
         if closure is not None:
             with enable_grad(): loss = closure()
         for group in self.param_groups:
-            args = (_value(group['lr']), group['lambd'], group['alpha'], group['t0'], group['weight_decay'], group['maximize'])
+            args = (_value(group['lr']), group['lambd'], group['alpha'], group['t0'], group['weight_decay'], group['maximize'],
+                    bool(group['foreach']))
             for p in group['params']:
                 if p.grad is not None: _asgd_update(p, self.state[p], *args)
         return loss

@@ -5,14 +5,14 @@
 # %% auto #0
 __all__ = ['NAdam']
 
-# %% ../../nbs/08g_nadam.ipynb #8101118c
+# %% ../../nbs/08g_nadam.ipynb #7da1eeee
 from .._C import device_context, get_array_module
 from .._tensor import Tensor
 from ..autograd.grad_mode import enable_grad
 from .optimizer import Optimizer, _arr, _bump, _check_flags, _scalar_state, _state_like, _touch, _value
 from .adam import _lerp_
 
-# %% ../../nbs/08g_nadam.ipynb #5a3721f4
+# %% ../../nbs/08g_nadam.ipynb #5508ae2c
 def _nadam_update(p, state, lr, beta1, beta2, eps, weight_decay, momentum_decay, decoupled, maximize):
     "One NAdam step for `p`, in place on its array and its state."
     with device_context(p._device):
@@ -23,7 +23,7 @@ def _nadam_update(p, state, lr, beta1, beta2, eps, weight_decay, momentum_decay,
         step = _bump(state['step'])
         if maximize: g = -g
         if weight_decay != 0:
-            if decoupled: x *= 1 - lr * weight_decay
+            if decoupled: x *= _value(1 - lr * weight_decay)  # a Tensor lr rounds this in its dtype, as in PyTorch
             else: g = g + weight_decay * x
         mu, mu_next = (beta1 * (1.0 - 0.5 * 0.96 ** (s * momentum_decay)) for s in (step, step + 1))
         prod = _arr(state['mu_product'])
@@ -33,11 +33,11 @@ def _nadam_update(p, state, lr, beta1, beta2, eps, weight_decay, momentum_decay,
         v *= beta2
         v += (1 - beta2) * g * g
         denom = xp.sqrt(v / (1 - beta2 ** step)) + eps
-        x += (-lr * (1.0 - mu) / (1.0 - float(prod[0]))) * (g / denom)
-        x += (-lr * mu_next / (1.0 - float(prod[0]) * mu_next)) * (m / denom)
+        x += _value(-lr * (1.0 - mu) / (1.0 - float(prod[0]))) * (g / denom)
+        x += _value(-lr * mu_next / (1.0 - float(prod[0]) * mu_next)) * (m / denom)
         _touch(p, state)
 
-# %% ../../nbs/08g_nadam.ipynb #1946b8ec
+# %% ../../nbs/08g_nadam.ipynb #277ce2fb
 class NAdam(Optimizer):
     "NAdam: Adam with Nesterov momentum and a warming-up momentum schedule; NAdamW with `decoupled_weight_decay`."
     def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, momentum_decay=4e-3,
@@ -65,7 +65,7 @@ class NAdam(Optimizer):
         if closure is not None:
             with enable_grad(): loss = closure()
         for group in self.param_groups:
-            args = (_value(group['lr']), *map(_value, group['betas']), group['eps'], group['weight_decay'], group['momentum_decay'],
+            args = (group['lr'], *map(_value, group['betas']), group['eps'], group['weight_decay'], group['momentum_decay'],
                     group['decoupled_weight_decay'], group['maximize'])
             for p in group['params']:
                 if p.grad is not None: _nadam_update(p, self.state[p], *args)

@@ -5,14 +5,14 @@
 # %% auto #0
 __all__ = ['RAdam']
 
-# %% ../../nbs/08h_radam.ipynb #75a97327
+# %% ../../nbs/08h_radam.ipynb #aeb7697a
 from .._C import device_context, get_array_module
 from .._tensor import Tensor
 from ..autograd.grad_mode import enable_grad
 from .optimizer import Optimizer, _arr, _bump, _check_flags, _scalar_state, _state_like, _touch, _value
 from .adam import _lerp_
 
-# %% ../../nbs/08h_radam.ipynb #ecd55477
+# %% ../../nbs/08h_radam.ipynb #c0899500
 def _radam_update(p, state, lr, beta1, beta2, eps, weight_decay, decoupled, maximize):
     "One RAdam step for `p`, in place on its array and its state."
     with device_context(p._device):
@@ -22,7 +22,7 @@ def _radam_update(p, state, lr, beta1, beta2, eps, weight_decay, decoupled, maxi
         step = _bump(state['step'])
         if maximize: g = -g
         if weight_decay != 0:
-            if decoupled: x *= 1 - lr * weight_decay
+            if decoupled: x *= _value(1 - lr * weight_decay)  # a Tensor lr rounds this in its dtype, as in PyTorch
             else: g = g + weight_decay * x
         m, v = _arr(state['exp_avg']), _arr(state['exp_avg_sq'])
         _lerp_(m, g, 1 - beta1, xp)
@@ -34,11 +34,11 @@ def _radam_update(p, state, lr, beta1, beta2, eps, weight_decay, decoupled, maxi
         rho_t = rho_inf - 2 * step * beta2 ** step / bc2
         if rho_t > 5.0:
             rect = ((rho_t - 4) * (rho_t - 2) * rho_inf / ((rho_inf - 4) * (rho_inf - 2) * rho_t)) ** 0.5
-            x -= m_hat * lr * (bc2 ** 0.5 / (xp.sqrt(v) + eps)) * rect
-        else: x -= m_hat * lr
+            x -= m_hat * _value(lr) * (bc2 ** 0.5 / (xp.sqrt(v) + eps)) * rect
+        else: x -= m_hat * _value(lr)
         _touch(p, state)
 
-# %% ../../nbs/08h_radam.ipynb #34b084c8
+# %% ../../nbs/08h_radam.ipynb #8ceb2bf7
 class RAdam(Optimizer):
     "RAdam: Adam whose adaptive step is switched on, and rectified, once the variance estimate is reliable."
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, decoupled_weight_decay=False, *,
@@ -65,7 +65,7 @@ class RAdam(Optimizer):
         if closure is not None:
             with enable_grad(): loss = closure()
         for group in self.param_groups:
-            args = (_value(group['lr']), *map(_value, group['betas']), group['eps'], group['weight_decay'],
+            args = (group['lr'], *map(_value, group['betas']), group['eps'], group['weight_decay'],
                     group['decoupled_weight_decay'], group['maximize'])
             for p in group['params']:
                 if p.grad is not None: _radam_update(p, self.state[p], *args)

@@ -5,14 +5,14 @@
 # %% auto #0
 __all__ = ['RMSprop']
 
-# %% ../../nbs/08i_rmsprop.ipynb #7f93aa92
+# %% ../../nbs/08i_rmsprop.ipynb #927eae56
 from .._C import device_context, get_array_module
 from .._tensor import Tensor
 from ..autograd.grad_mode import enable_grad
 from .optimizer import Optimizer, _arr, _bump, _check_flags, _scalar_state, _state_like, _touch, _value
 from .adam import _lerp_
 
-# %% ../../nbs/08i_rmsprop.ipynb #0378ce19
+# %% ../../nbs/08i_rmsprop.ipynb #555a3e81
 def _rmsprop_update(p, state, lr, alpha, eps, weight_decay, momentum, centered, maximize):
     "One RMSprop step for `p`, in place on its array and its state."
     with device_context(p._device):
@@ -41,7 +41,7 @@ def _rmsprop_update(p, state, lr, alpha, eps, weight_decay, momentum, centered, 
         else: x -= lr * (g / avg)
         _touch(p, state)
 
-# %% ../../nbs/08i_rmsprop.ipynb #b8dd6e97
+# %% ../../nbs/08i_rmsprop.ipynb #dd64805c
 class RMSprop(Optimizer):
     "RMSprop: steps divided by a running root mean square of the gradient (its standard deviation if centred)."
     def __init__(self, params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0, centered=False,

@@ -5,13 +5,13 @@
 # %% auto #0
 __all__ = ['Rprop']
 
-# %% ../../nbs/08j_rprop.ipynb #fd69601a
+# %% ../../nbs/08j_rprop.ipynb #c5a48751
 from .._C import device_context, get_array_module
 from .._tensor import Tensor
 from ..autograd.grad_mode import enable_grad
 from .optimizer import Optimizer, _arr, _bump, _check_flags, _scalar_state, _state_like, _touch, _value
 
-# %% ../../nbs/08j_rprop.ipynb #8f560362
+# %% ../../nbs/08j_rprop.ipynb #efd11259
 def _rprop_update(p, state, lr, etaminus, etaplus, step_size_min, step_size_max, maximize):
     "One Rprop step for `p`, in place on its array and its state."
     with device_context(p._device):
@@ -32,7 +32,7 @@ def _rprop_update(p, state, lr, etaminus, etaplus, step_size_min, step_size_max,
         prev[...] = g
         _touch(p, state)
 
-# %% ../../nbs/08j_rprop.ipynb #e9f6ea23
+# %% ../../nbs/08j_rprop.ipynb #51f0c1de
 class Rprop(Optimizer):
     "Rprop: each coordinate moves by its own step size, grown while the gradient's sign holds and shrunk when it flips."
     def __init__(self, params, lr=1e-2, etas=(0.5, 1.2), step_sizes=(1e-6, 50), *, capturable=False, foreach=None,
