@@ -451,3 +451,17 @@ def test_scheduler_errors():
 
 def test_lr_scheduler_alias():
     assert issubclass(lls._LRScheduler, lls.LRScheduler) and lls._LRScheduler.__name__ == '_LRScheduler'
+
+
+@pytest.mark.parametrize('make', [lambda ps: lt.optim.SGD(ps, lr=0.1, momentum=0.9, weight_decay=0.1),
+                                  lambda ps: lt.optim.Adam(ps, lr=0.1, weight_decay=0.1),
+                                  lambda ps: lt.optim.AdamW(ps, lr=0.1, amsgrad=True)])
+def test_zero_dim_parameter_steps(make):
+    "A 0-d parameter steps in place and keeps 0-d state (its update once wrote into a NumPy scalar with out=)."
+    p = lt.tensor(1.5, requires_grad=True)
+    opt = make([p])
+    for g in (0.3, -0.2):
+        p.grad = lt.tensor(g)
+        opt.step()
+    assert p.shape == () and p.item() != 1.5
+    assert all(v.shape == () for v in opt.state[p].values())

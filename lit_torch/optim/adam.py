@@ -10,7 +10,7 @@ import numpy as np
 from .._C import device_context, get_array_module, _cpu
 from .._tensor import Tensor, _wrap
 from ..autograd.grad_mode import enable_grad
-from .optimizer import Optimizer, _arr, _check_flags, _to_scalar, _value
+from .optimizer import Optimizer, _arr, _bump, _check_flags, _scalar_state, _to_scalar, _value
 
 # %% ../../nbs/08b_adam.ipynb #e210c7f2
 def _lerp_(m, g, weight, xp):
@@ -30,12 +30,10 @@ def _adam_update(p, state, lr, beta1, beta2, eps, weight_decay, amsgrad, maximiz
         x, g = _arr(p), _arr(p.grad)
         xp = get_array_module(x)
         if len(state) == 0:
-            state['step'] = _wrap(np.zeros((), np.float32), _cpu)
-            state['exp_avg'], state['exp_avg_sq'] = _wrap(xp.zeros_like(x), p._device), _wrap(xp.zeros_like(x), p._device)
-            if amsgrad: state['max_exp_avg_sq'] = _wrap(xp.zeros_like(x), p._device)
-        steps = _arr(state['step'])
-        steps += 1
-        step = float(steps)
+            state['step'] = _scalar_state()
+            state['exp_avg'], state['exp_avg_sq'] = _wrap(xp.zeros_like(p._data), p._device), _wrap(xp.zeros_like(p._data), p._device)
+            if amsgrad: state['max_exp_avg_sq'] = _wrap(xp.zeros_like(p._data), p._device)
+        step = _bump(state['step'])
         if maximize: g = xp.negative(g)
         if weight_decay != 0:
             if decoupled: x *= 1 - lr * weight_decay

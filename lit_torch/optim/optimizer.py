@@ -8,7 +8,8 @@ __all__ = ['required', 'Optimizer']
 # %% ../../nbs/08_optim.ipynb #29ddf4c7
 import numpy as np
 from collections import defaultdict
-from .._tensor import Tensor
+from .._C import _cpu, float64, get_array_module, get_default_dtype
+from .._tensor import Tensor, _wrap
 
 # %% ../../nbs/08_optim.ipynb #e23eb3e5
 class _RequiredParameter:
@@ -111,10 +112,36 @@ class Optimizer:
 
 # %% ../../nbs/08_optim.ipynb #81cdc811
 def _arr(t):
-    "The array inside tensor `t`, writable (a NumPy scalar left by a reduction becomes a 0-d array)."
+    "The array inside tensor `t`, writable; a 0-d one as a 1-element view, since ufuncs turn 0-d results into scalars."
     a = t._data
     if isinstance(a, np.generic): a = t._data = np.array(a)
-    return a
+    return a.reshape(1) if a.ndim == 0 else a
+
+def _scalar_dtype():
+    "The dtype of scalar state such as `'step'`: float64 when that is the default dtype, float32 otherwise."
+    return np.float64 if get_default_dtype() == float64 else np.float32
+
+def _scalar_state(value=0.0):
+    "A 0-d CPU tensor of the scalar dtype holding `value`, as PyTorch keeps `'step'`."
+    return _wrap(np.array(value, _scalar_dtype()), _cpu)
+
+def _state_like(p, fill=0.0):
+    "A state tensor shaped, typed and placed like parameter `p`, filled with `fill`."
+    xp = get_array_module(p._data)
+    return _wrap(xp.full_like(p._data, fill), p._device)
+
+def _touch(p, state):
+    "Record that the step wrote `p` and its state tensors in place (their version counters move on)."
+    p._version[0] += 1
+    for s in state.values():
+        if isinstance(s, Tensor): s._version[0] += 1
+
+def _bump(t):
+    "Add one to the 0-d state tensor `t` in place and return the new count as a Python float."
+    a = _arr(t)
+    a += 1
+    t._version[0] += 1
+    return float(a[0])
 
 def _value(x):
     "A hyperparameter as a Python number (PyTorch allows a 1-element tensor for `lr` and `betas`)."

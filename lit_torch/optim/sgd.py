@@ -26,7 +26,7 @@ def _sgd_update(p, state, lr, weight_decay, momentum, dampening, nesterov, maxim
         if momentum != 0:
             buf = state.get('momentum_buffer')
             if buf is None:
-                state['momentum_buffer'] = buf = _wrap(g.copy(), p._device)
+                state['momentum_buffer'] = buf = _wrap(g.reshape(p.shape).copy(), p._device)
                 b = buf._data
             else:
                 b = _arr(buf)
