@@ -23,5 +23,5 @@ functional.multi_head_attention_forward = _activation.multi_head_attention_forwa
 from .modules.transformer import Transformer, TransformerEncoder, TransformerDecoder, TransformerEncoderLayer, TransformerDecoderLayer
 # DataParallel (nbs/14_data_parallel.ipynb)
 from .parallel import DataParallel
-# Recurrent networks (nbs/15_rnn.ipynb: nn.utils.rnn; nbs/15a_rnn_layers.ipynb: the layers)
-from . import utils
+# Recurrent networks (nbs/15_rnn.ipynb: nn.utils.rnn, which this import brings in as nn.utils; nbs/15a_rnn_layers.ipynb: the layers)
+from .modules.rnn import RNNBase, RNN, LSTM, GRU, RNNCellBase, RNNCell, LSTMCell, GRUCell
