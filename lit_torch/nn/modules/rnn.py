@@ -148,6 +148,7 @@ def _gru_backward(G, saved, w_hh, dout, dh, steps):
         dh_t *= z; dh_t += xp.matmul(w_t, dhh.T).T
     return dGx, dGh
 
+# %% ../../../nbs/15a_rnn_layers.ipynb #1a6ab8e5
 def _rnn_forward(G, h, w_hh, steps, relu):
     "The plain RNN's time loop on arrays: `G` (N, H) holds the input projections and becomes the outputs' pre-images."
     xp = get_array_module(G)
@@ -175,7 +176,7 @@ def _rnn_backward(G, w_hh, dout, dh, steps, relu):
         dh[:bs] = xp.matmul(w_t, d.T).T
     return dG
 
-# %% ../../../nbs/15a_rnn_layers.ipynb #b1f887a4
+# %% ../../../nbs/15a_rnn_layers.ipynb #36e68a23
 def _input_projection(x, w_ih, b_ih, b_hh, mode):
     "X W_ihᵀ of all steps in one product, plus every bias that can be added up front (all but the GRU's b_hn)."
     G = get_array_module(x._data).matmul(x._data, w_ih._data.T)
@@ -185,20 +186,33 @@ def _input_projection(x, w_ih, b_ih, b_hh, mode):
         G += b
     return G
 
+def _forward_loop(mode, G, h, c, w_hh, b_hh, w_hr, steps):
+    "The mode's time loop on arrays: (output, saved buffers)."
+    if mode == 'LSTM': return _lstm_forward(G, h, c, w_hh, w_hr, steps)
+    if mode == 'GRU': return _gru_forward(G, h, w_hh, None if b_hh is None else b_hh[2 * h.shape[1]:], steps)
+    return _rnn_forward(G, h, w_hh, steps, mode == 'RNN_RELU')
+
+def _backward_loop(mode, G, saved, w_hh, w_hr, dout, dh, dc, steps):
+    "The mode's loop backwards: gate gradients of the input side and of the hidden side, the projection's input and gradient."
+    if mode == 'LSTM':
+        dG, dHr = _lstm_backward(G, saved, w_hh, w_hr, dout, dh, dc, steps)
+        return dG, dG, saved[4], dHr
+    if mode == 'GRU': return _gru_backward(G, saved, w_hh, dout, dh, steps) + (None, None)
+    dG = _rnn_backward(G, w_hh, dout, dh, steps, mode == 'RNN_RELU')
+    return dG, dG, None, None
+
 def _data(t): return None if t is None else t._data
 
+# %% ../../../nbs/15a_rnn_layers.ipynb #36e195d4
 class _RNNLayer(Function):
-    "One layer in one direction over packed data (N, I): the time loop forward and backward on arrays, one node."
+    "One layer in one direction over packed data (N, I): the time loop forward and backward on arrays, in one node."
     _node_name = 'RnnLayerBackward0'
     @staticmethod
     def forward(ctx, x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, mode, batch_sizes, reverse):
         ctx.set_materialize_grads(False)
-        steps, G, h, c = _steps(batch_sizes, reverse), _input_projection(x, w_ih, b_ih, b_hh, mode), h0._data.copy(), None
-        if mode == 'LSTM':
-            c = c0._data.copy()
-            out, saved = _lstm_forward(G, h, c, w_hh._data, _data(w_hr), steps)
-        elif mode == 'GRU': out, saved = _gru_forward(G, h, w_hh._data, None if b_hh is None else b_hh._data[2 * h.shape[1]:], steps)
-        else: out, saved = _rnn_forward(G, h, w_hh._data, steps, mode == 'RNN_RELU')
+        steps, G = _steps(batch_sizes, reverse), _input_projection(x, w_ih, b_ih, b_hh, mode)
+        h, c = h0._data.copy(), None if c0 is None else c0._data.copy()
+        out, saved = _forward_loop(mode, G, h, c, w_hh._data, _data(b_hh), _data(w_hr), steps)
         ctx.args = (mode, steps, batch_sizes, reverse)
         ctx.save_for_backward(x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, *(None if s is None else _wrap(s, x._device) for s in (G,) + saved))
         return out, h, c
@@ -208,26 +222,23 @@ class _RNNLayer(Function):
         x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, G, *saved = ctx.saved_tensors
         if _grad_mode.enabled: return _replay_layer(ctx, (x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr), (dout, dh_n, dc_n))
         mode, steps, _, _ = ctx.args
-        G, saved, go = G._data, [_data(s) for s in saved], _data(dout)
-        xp = get_array_module(G)
+        xp, saved = get_array_module(G._data), [_data(s) for s in saved]
         dh = dh_n._data.copy() if dh_n is not None else xp.zeros_like(h0._data)
-        dc = dHr = None
-        if mode == 'LSTM':
-            dc = dc_n._data.copy() if dc_n is not None else xp.zeros_like(c0._data)
-            dGx, dHr = _lstm_backward(G, saved, w_hh._data, _data(w_hr), go, dh, dc, steps); dGh = dGx
-        elif mode == 'GRU': dGx, dGh = _gru_backward(G, saved, w_hh._data, go, dh, steps)
-        else: dGx = dGh = _rnn_backward(G, w_hh._data, go, dh, steps, mode == 'RNN_RELU')
-        return _layer_grads(ctx.needs_input_grad, x, w_ih, dGx, dGh, saved[0], dHr, saved[-1], dh, dc)
+        dc = None if c0 is None else dc_n._data.copy() if dc_n is not None else xp.zeros_like(c0._data)
+        dGx, dGh, Hu, dHr = _backward_loop(mode, G._data, saved, w_hh._data, _data(w_hr), _data(dout), dh, dc, steps)
+        return _layer_grads(ctx.needs_input_grad, x, w_ih, dGx, dGh, saved[0], Hu, dHr, dh, dc)
 
-def _layer_grads(needs, x, w_ih, dGx, dGh, Hp, dHr, Hu, dh, dc):
+# %% ../../../nbs/15a_rnn_layers.ipynb #ed7bf596
+def _layer_grads(needs, x, w_ih, dGx, dGh, Hp, Hu, dHr, dh, dc):
     "The node's input gradients from the gate gradients of all steps: a few large products."
-    xp, dev = get_array_module(dGx), x._device
+    xp, nx, nh, nc, nwi, nwh, nbi, nbh, nwr = get_array_module(dGx), *needs[:8]
+    wrap = lambda a: None if a is None else _wrap(a, x._device)
     ones = xp.ones(dGx.shape[0], dGx.dtype)
-    wrap = lambda need, f: _wrap(f(), dev) if need else None
-    nx, nh, nc, nwi, nwh, nbi, nbh, nwr = needs[:8]
-    return (wrap(nx, lambda: dGx @ w_ih._data), wrap(nh, lambda: dh), wrap(nc, lambda: dc),
-            wrap(nwi, lambda: dGx.T @ x._data), wrap(nwh, lambda: dGh.T @ Hp), wrap(nbi, lambda: ones @ dGx),
-            wrap(nbh, lambda: ones @ dGh), wrap(nwr, lambda: dHr.T @ Hu), None, None, None)
+    gbi = ones @ dGx if nbi or (nbh and dGh is dGx) else None
+    gbh = (gbi.copy() if dGh is dGx else ones @ dGh) if nbh else None
+    return (wrap(dGx @ w_ih._data if nx else None), wrap(dh if nh else None), wrap(dc if nc else None),
+            wrap(dGx.T @ x._data if nwi else None), wrap(dGh.T @ Hp if nwh else None), wrap(gbi if nbi else None),
+            wrap(gbh), wrap(dHr.T @ Hu if nwr else None), None, None, None)
 
 def _replay_layer(ctx, inputs, grads):
     "The input gradients of the composite layer, as a graph: the double-backward path."
@@ -239,7 +250,7 @@ def _replay_layer(ctx, inputs, grads):
     gs = iter(_autograd_grad([o for o, _ in pairs], wrt, [g for _, g in pairs], create_graph=True, allow_unused=True))
     return tuple(next(gs) if n else None for n in needs) + (None, None, None)
 
-# %% ../../../nbs/15a_rnn_layers.ipynb #82bbc1ef
+# %% ../../../nbs/15a_rnn_layers.ipynb #549bc830
 def _layer_weights(weights, k, per, has_biases, proj):
     "(w_ih, w_hh, b_ih, b_hh, w_hr) of layer-and-direction `k` in the flat weight list."
     group = weights[k * per:(k + 1) * per]
@@ -274,7 +285,7 @@ def _rnn_impl(mode, input, batch_sizes, hx, weights, has_biases, num_layers, dro
     out = out.reshape(T, B, out.shape[1])
     return (out.transpose(0, 1) if batch_first else out), h, c
 
-# %% ../../../nbs/15a_rnn_layers.ipynb #5ebea63a
+# %% ../../../nbs/15a_rnn_layers.ipynb #6110ccff
 def _apply_permutation(tensor, permutation, dim=1): return tensor.index_select(dim, permutation)
 
 class RNNBase(Module):
@@ -310,7 +321,7 @@ class RNNBase(Module):
         stdv = 1.0 / math.sqrt(self.hidden_size) if self.hidden_size > 0 else 0
         for weight in self.parameters(): init.uniform_(weight, -stdv, stdv)
 
-# %% ../../../nbs/15a_rnn_layers.ipynb #d87a1c16
+# %% ../../../nbs/15a_rnn_layers.ipynb #14d12d6c
 def _check_rnn_args(mode, input_size, hidden_size, num_layers, bias, batch_first, dropout, proj_size):
     "RNNBase's argument checks, PyTorch's errors in PyTorch's order."
     if not isinstance(dropout, numbers.Number) or not 0 <= dropout <= 1 or isinstance(dropout, bool):
@@ -328,7 +339,7 @@ def _check_rnn_args(mode, input_size, hidden_size, num_layers, bias, batch_first
     if proj_size >= hidden_size: raise ValueError("proj_size has to be smaller than hidden_size")
     if mode not in _GATES: raise ValueError("Unrecognized RNN mode: " + mode)
 
-# %% ../../../nbs/15a_rnn_layers.ipynb #b38e0677
+# %% ../../../nbs/15a_rnn_layers.ipynb #2d278ddf
 def _init_flat_weights(self):
     self._flat_weights = [getattr(self, wn) if hasattr(self, wn) else None for wn in self._flat_weights_names]
     self._flat_weight_refs = [weakref.ref(w) if w is not None else None for w in self._flat_weights]
@@ -361,7 +372,7 @@ RNNBase._init_flat_weights, RNNBase.__setattr__, RNNBase.flatten_parameters = _i
 RNNBase._weights_have_changed, RNNBase._update_flat_weights, RNNBase._apply = _weights_have_changed, _update_flat_weights, _rnn_apply
 RNNBase.all_weights = property(lambda self: [[getattr(self, w) for w in ws] for ws in self._all_weights], doc="The parameters, grouped by layer and direction.")
 
-# %% ../../../nbs/15a_rnn_layers.ipynb #85089d24
+# %% ../../../nbs/15a_rnn_layers.ipynb #0b444cc3
 def _rnn_getstate(self):
     self._update_flat_weights()
     state = self.__dict__.copy()
@@ -390,7 +401,7 @@ def _rnn_replicate(self):
 
 RNNBase.__getstate__, RNNBase.__setstate__, RNNBase._replicate_for_data_parallel = _rnn_getstate, _rnn_setstate, _rnn_replicate
 
-# %% ../../../nbs/15a_rnn_layers.ipynb #6696e86a
+# %% ../../../nbs/15a_rnn_layers.ipynb #8293832b
 def _check_input(self, input, batch_sizes):
     "The input's dtype, number of dimensions and feature size."
     w = self._flat_weights[0]
@@ -431,7 +442,7 @@ def _rnn_extra_repr(self):
 RNNBase.check_input, RNNBase.get_expected_hidden_size, RNNBase.check_hidden_size = _check_input, _get_expected_hidden_size, _check_hidden_size
 RNNBase.check_forward_args, RNNBase.permute_hidden, RNNBase.extra_repr = _check_forward_args, _permute_hidden, _rnn_extra_repr
 
-# %% ../../../nbs/15a_rnn_layers.ipynb #38a03ef9
+# %% ../../../nbs/15a_rnn_layers.ipynb #8a6b0e47
 def _batched(self, input, hx, name, check_hx=True):
     "Unbatched 2-D input as a batch of one, with PyTorch's checks of the state's dimensions: (input, hx, is_batched, batch_dim)."
     if input.dim() not in (2, 3):
@@ -468,7 +479,7 @@ def _single_state_forward(self, input, hx):
     if not is_batched: output, hidden = output.squeeze(batch_dim), hidden.squeeze(1)
     return output, self.permute_hidden(hidden, unsorted_indices)
 
-# %% ../../../nbs/15a_rnn_layers.ipynb #04b25360
+# %% ../../../nbs/15a_rnn_layers.ipynb #66e819f8
 class RNN(RNNBase):
     "Elman RNN: h_t = tanh(W_ih x_t + b_ih + W_hh h_(t-1) + b_hh), or relu, over layers and directions."
     def __init__(self, *args, **kwargs):
@@ -494,7 +505,26 @@ class GRU(RNNBase):
         "(output, h_n) for a (T, B, I) tensor (or (B, T, I), or unbatched (T, I)), or a PackedSequence."
         return _single_state_forward(self, input, hx)
 
-# %% ../../../nbs/15a_rnn_layers.ipynb #600e3864
+# %% ../../../nbs/15a_rnn_layers.ipynb #8610f33f
+def _lstm_inputs(self, input, hx):
+    "The data, the (h0, c0) pair in the order the layers run, and how to undo both, for an LSTM's input."
+    real_hidden_size = self.proj_size if self.proj_size > 0 else self.hidden_size
+    zero_state = lambda batch: (_zeros_state(self, input, batch, real_hidden_size), _zeros_state(self, input, batch, self.hidden_size))
+    if isinstance(input, PackedSequence):
+        input, batch_sizes, sorted_indices, unsorted_indices = input
+        hx = zero_state(int(batch_sizes[0])) if hx is None else self.permute_hidden(hx, sorted_indices)
+        return input, hx, batch_sizes, sorted_indices, unsorted_indices, True, None
+    input, _, is_batched, batch_dim = _batched(self, input, None, 'LSTM', check_hx=False)
+    if hx is None: hx = zero_state(input.size(0) if self.batch_first else input.size(1))
+    else:
+        want = 3 if is_batched else 2
+        if hx[0].dim() != want or hx[1].dim() != want:
+            raise RuntimeError(f"For {'batched 3-D' if is_batched else 'unbatched 2-D'} input, hx and cx should also be {want}-D "
+                               f"but got ({hx[0].dim()}-D, {hx[1].dim()}-D) tensors")
+        if not is_batched: hx = (hx[0].unsqueeze(1), hx[1].unsqueeze(1))
+    return input, hx, None, None, None, is_batched, batch_dim
+
+# %% ../../../nbs/15a_rnn_layers.ipynb #68bd32bb
 class LSTM(RNNBase):
     "Long short-term memory: input, forget and output gates, a cell state, an optional projection; over layers and directions."
     def __init__(self, *args, **kwargs): super().__init__("LSTM", *args, **kwargs)
@@ -515,23 +545,8 @@ class LSTM(RNNBase):
     def forward(self, input, hx=None):
         "(output, (h_n, c_n)) for a (T, B, I) tensor (or (B, T, I), or unbatched (T, I)), or a PackedSequence."
         self._update_flat_weights()
-        orig_input, batch_sizes = input, None
-        real_hidden_size = self.proj_size if self.proj_size > 0 else self.hidden_size
-        if isinstance(orig_input, PackedSequence):
-            input, batch_sizes, sorted_indices, unsorted_indices = input
-            if hx is None: hx = (_zeros_state(self, input, int(batch_sizes[0]), real_hidden_size), _zeros_state(self, input, int(batch_sizes[0]), self.hidden_size))
-            else: hx = self.permute_hidden(hx, sorted_indices)
-        else:
-            input, _, is_batched, batch_dim = _batched(self, input, None, 'LSTM', check_hx=False)
-            sorted_indices = unsorted_indices = None
-            mini_batch = input.size(0) if self.batch_first else input.size(1)
-            if hx is None: hx = (_zeros_state(self, input, mini_batch, real_hidden_size), _zeros_state(self, input, mini_batch, self.hidden_size))
-            else:
-                want = 3 if is_batched else 2
-                if hx[0].dim() != want or hx[1].dim() != want:
-                    raise RuntimeError(f"For {'batched 3-D' if is_batched else 'unbatched 2-D'} input, hx and cx should also be {want}-D "
-                                       f"but got ({hx[0].dim()}-D, {hx[1].dim()}-D) tensors")
-                if not is_batched: hx = (hx[0].unsqueeze(1), hx[1].unsqueeze(1))
+        orig_input = input
+        input, hx, batch_sizes, sorted_indices, unsorted_indices, is_batched, batch_dim = _lstm_inputs(self, input, hx)
         self.check_forward_args(input, hx, batch_sizes)
         output, h, c = _rnn_impl("LSTM", input, batch_sizes, hx, self._flat_weights, self.bias, self.num_layers,
                                  self.dropout, self.training, self.bidirectional, self.batch_first)
@@ -540,7 +555,7 @@ class LSTM(RNNBase):
         if not is_batched: output, h, c = output.squeeze(batch_dim), h.squeeze(1), c.squeeze(1)
         return output, self.permute_hidden((h, c), unsorted_indices)
 
-# %% ../../../nbs/15a_rnn_layers.ipynb #73c93af3
+# %% ../../../nbs/15a_rnn_layers.ipynb #d615aa94
 def _cell_forward(mode, input, hx, cx, w_ih, w_hh, b_ih, b_hh):
     "One step of `mode` for a batch (B, I): ATen's checks, then the layer's node for one step. Returns (h, c)."
     if input.size(1) != w_ih.size(1): raise RuntimeError(f"input has inconsistent input_size: got {input.size(1)} expected {w_ih.size(1)}")
@@ -554,6 +569,7 @@ def _cell_forward(mode, input, hx, cx, w_ih, w_hh, b_ih, b_hh):
     _, h, c = _RNNLayer.apply(input, hx, cx, w_ih, w_hh, b_ih, b_hh, None, mode, np.array([input.size(0)]), False)
     return h, c
 
+# %% ../../../nbs/15a_rnn_layers.ipynb #322808ad
 class RNNCellBase(Module):
     "Base of the cells: `weight_ih` (chunks·H, I), `weight_hh` (chunks·H, H), `bias_ih`, `bias_hh`."
     __constants__ = ["input_size", "hidden_size", "bias"]
@@ -589,7 +605,7 @@ class RNNCellBase(Module):
         if not is_batched: h, c = h.squeeze(0), (None if c is None else c.squeeze(0))
         return h if n_states == 1 else (h, c)
 
-# %% ../../../nbs/15a_rnn_layers.ipynb #566b2e91
+# %% ../../../nbs/15a_rnn_layers.ipynb #1b9aa9b1
 class RNNCell(RNNCellBase):
     "One step of an Elman RNN: h' = tanh(W_ih x + b_ih + W_hh h + b_hh), or relu."
     __constants__ = ["input_size", "hidden_size", "bias", "nonlinearity"]
