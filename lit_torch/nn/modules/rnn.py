@@ -66,18 +66,20 @@ def _per_gate(values, H, dtype, xp):
     v = np.repeat(np.array(values, dtype), H)
     return v if xp is np else xp.asarray(v)
 
-def _lstm_forward(G, h, c, w_hh, w_hr, steps):
+def _lstm_forward(G, b, h, c, w_hh, w_hr, steps):
     "The LSTM time loop on arrays: `G` (N, 4H) holds the input projections and becomes the gates; `h`, `c` are updated in place."
     xp, (N, H4), H = get_array_module(G), G.shape, c.shape[1]
     out, Hp = xp.empty((N, h.shape[1]), G.dtype), xp.empty((N, h.shape[1]), G.dtype)
     Cp, C, TC = (xp.empty((N, H), G.dtype) for _ in range(3))
     Hu = xp.empty((N, H), G.dtype) if w_hr is not None else None
     scale, shift = _per_gate([0.5, 0.5, 1, 0.5], H, G.dtype, xp), _per_gate([0.5, 0.5, 0, 0.5], H, G.dtype, xp)
+    skip = not h.any()                              # h0 = 0: the first hidden product is 0
     for off, bs in steps:
         r = slice(off, off + bs)
         hp, cp, g, ct = Hp[r], Cp[r], G[r], C[r]
         hp[...] = h[:bs]; cp[...] = c[:bs]
-        g += xp.matmul(w_hh, hp.T).T                # the hidden product, computed transposed
+        if not skip: g += xp.matmul(w_hh, hp.T).T   # the hidden product, computed transposed
+        if b is not None: g += b
         g *= scale; xp.tanh(g, out=g); g *= scale; g += shift
         i, f, gg, o = g[:, :H], g[:, H:2 * H], g[:, 2 * H:3 * H], g[:, 3 * H:]
         xp.multiply(f, cp, out=ct); ct += i * gg
@@ -85,18 +87,18 @@ def _lstm_forward(G, h, c, w_hh, w_hr, steps):
         hu = out[r] if w_hr is None else Hu[r]
         xp.multiply(o, TC[r], out=hu)
         if w_hr is not None: xp.matmul(hu, w_hr.T, out=out[r])
-        h[:bs] = out[r]; c[:bs] = ct
+        h[:bs] = out[r]; c[:bs] = ct; skip = False
     return out, (Hp, Cp, C, TC, Hu)
 
-# %% ../../../nbs/15a_rnn_layers.ipynb #3b37d6ec
-def _lstm_backward(G, saved, w_hh, w_hr, dout, dh, dc, steps):
+# %% ../../../nbs/15a_rnn_layers.ipynb #171861a9
+def _lstm_backward(G, saved, w_hh, w_hr, dout, dh, dc, steps, need_h0=True):
     "BPTT through `_lstm_forward`: the gradients of the gate pre-activations (N, 4H) and of the projected h; `dh`, `dc` end as those of h0, c0."
     Hp, Cp, C, TC, Hu = saved
     xp, H = get_array_module(G), Cp.shape[1]
     dG, w_t = xp.empty_like(G), xp.ascontiguousarray(w_hh.T)
     dHr = xp.empty_like(Hp) if w_hr is not None else None
-    k = _per_gate([0, 0, 1, 0], H, G.dtype, xp)
-    for off, bs in reversed(steps):
+    kind = _per_gate([0, 0, 1, 0], H, G.dtype, xp)
+    for k, (off, bs) in enumerate(reversed(steps)):
         r = slice(off, off + bs)
         dh_t, dc_t, g, tc, d = dh[:bs], dc[:bs], G[r], TC[r], dG[r]
         if dout is not None: dh_t += dout[r]
@@ -106,31 +108,34 @@ def _lstm_backward(G, saved, w_hh, w_hr, dout, dh, dc, steps):
         t = tc * tc; xp.subtract(1, t, out=t); t *= o; t *= dhu; dc_t += t
         xp.multiply(dc_t, gg, out=d[:, :H]); xp.multiply(dc_t, Cp[r], out=d[:, H:2 * H])
         xp.multiply(dc_t, i, out=d[:, 2 * H:3 * H]); xp.multiply(dhu, tc, out=d[:, 3 * H:])
-        t = 1 - g; t *= g + k; d *= t                    # σ' = (1 - s) s, tanh' = (1 - g)(1 + g)
+        t = 1 - g; t *= g + kind; d *= t                 # σ' = (1 - s) s, tanh' = (1 - g)(1 + g)
+        if k == len(steps) - 1 and not need_h0: break   # the first step's state is h0, c0: nobody asked
         dc_t *= f
         dh[:bs] = xp.matmul(w_t, d.T).T
     return dG, dHr
 
-# %% ../../../nbs/15a_rnn_layers.ipynb #f2646f89
-def _gru_forward(G, h, w_hh, b_hn, steps):
+# %% ../../../nbs/15a_rnn_layers.ipynb #66e27b39
+def _gru_forward(G, b, h, w_hh, b_hn, steps):
     "The GRU time loop on arrays: `G` (N, 3H) holds the input projections and becomes r, z, n; `h` is updated in place."
     xp, (N, H3), H = get_array_module(G), G.shape, h.shape[1]
     out, Hp, GHN = (xp.empty((N, H), G.dtype) for _ in range(3))
+    skip = not h.any()
     for off, bs in steps:
         r = slice(off, off + bs)
         hp, g, ghn, o = Hp[r], G[r], GHN[r], out[r]
         hp[...] = h[:bs]
-        gh = xp.matmul(w_hh, hp.T)                  # (3H, bs)
+        gh = xp.zeros((H3, bs), G.dtype) if skip else xp.matmul(w_hh, hp.T)   # (3H, bs)
+        if b is not None: g += b
         rz, n = g[:, :2 * H], g[:, 2 * H:]
         rz += gh[:2 * H].T; rz *= 0.5; xp.tanh(rz, out=rz); rz *= 0.5; rz += 0.5
         ghn[...] = gh[2 * H:].T
         if b_hn is not None: ghn += b_hn
         n += rz[:, :H] * ghn; xp.tanh(n, out=n)
         xp.subtract(hp, n, out=o); o *= rz[:, H:]; o += n      # h = n + z (h_prev - n)
-        h[:bs] = o
+        h[:bs] = o; skip = False
     return out, (Hp, GHN)
 
-def _gru_backward(G, saved, w_hh, dout, dh, steps):
+def _gru_backward(G, saved, w_hh, dout, dh, steps, need_h0=True):
     "BPTT through `_gru_forward`: the gate gradients of the input side and of the hidden side; `dh` ends as that of h0."
     Hp, GHN = saved
     xp, H = get_array_module(G), Hp.shape[1]
@@ -145,25 +150,27 @@ def _gru_backward(G, saved, w_hh, dout, dh, steps):
         xp.subtract(hp, n, out=dz); dz *= dh_t; t = 1 - z; t *= z; dz *= t  # (h_prev - n) δh σ'
         xp.multiply(dn, GHN[r], out=dr); t = 1 - rr; t *= rr; dr *= t        # δn (W_hn h + b_hn) σ'
         dhh[:, :2 * H] = dx[:, :2 * H]; xp.multiply(dn, rr, out=dhh[:, 2 * H:])
+        if off == steps[0][0] and not need_h0: break
         dh_t *= z; dh_t += xp.matmul(w_t, dhh.T).T
     return dGx, dGh
 
-# %% ../../../nbs/15a_rnn_layers.ipynb #1a6ab8e5
-def _rnn_forward(G, h, w_hh, steps, relu):
+# %% ../../../nbs/15a_rnn_layers.ipynb #79648c67
+def _rnn_forward(G, b, h, w_hh, steps, relu):
     "The plain RNN's time loop on arrays: `G` (N, H) holds the input projections and becomes the outputs' pre-images."
     xp = get_array_module(G)
-    out, Hp, zero = xp.empty_like(G), xp.empty_like(G), G.dtype.type(0)
+    out, Hp, zero, skip = xp.empty_like(G), xp.empty_like(G), G.dtype.type(0), not h.any()
     for off, bs in steps:
         r = slice(off, off + bs)
         hp, g = Hp[r], G[r]
         hp[...] = h[:bs]
-        g += xp.matmul(w_hh, hp.T).T
+        if not skip: g += xp.matmul(w_hh, hp.T).T
+        if b is not None: g += b
         if relu: xp.maximum(g, zero, out=g)
         else: xp.tanh(g, out=g)
-        out[r] = g; h[:bs] = g
+        out[r] = g; h[:bs] = g; skip = False
     return out, (Hp,)
 
-def _rnn_backward(G, w_hh, dout, dh, steps, relu):
+def _rnn_backward(G, w_hh, dout, dh, steps, relu, need_h0=True):
     "BPTT through `_rnn_forward`: the gradient of the pre-activations; `dh` ends as that of h0."
     xp = get_array_module(G)
     dG, w_t = xp.empty_like(G), xp.ascontiguousarray(w_hh.T)
@@ -173,32 +180,32 @@ def _rnn_backward(G, w_hh, dout, dh, steps, relu):
         if dout is not None: dh_t += dout[r]
         if relu: xp.multiply(dh_t, g > 0, out=d)
         else: t = g * g; xp.subtract(1, t, out=t); xp.multiply(dh_t, t, out=d)
+        if off == steps[0][0] and not need_h0: break
         dh[:bs] = xp.matmul(w_t, d.T).T
     return dG
 
-# %% ../../../nbs/15a_rnn_layers.ipynb #36e68a23
+# %% ../../../nbs/15a_rnn_layers.ipynb #8cb69eb3
 def _input_projection(x, w_ih, b_ih, b_hh, mode):
-    "X W_ihᵀ of all steps in one product, plus every bias that can be added up front (all but the GRU's b_hn)."
+    "X W_ihᵀ of all steps in one product, and the sum of every bias that can join it (all but the GRU's b_hn)."
     G = get_array_module(x._data).matmul(x._data, w_ih._data.T)
-    if b_ih is not None:
-        b = b_ih._data + b_hh._data
-        if mode == 'GRU': n = len(b) // 3; b[2 * n:] = b_ih._data[2 * n:]  # r multiplies b_hn: it waits
-        G += b
-    return G
+    if b_ih is None: return G, None
+    b = b_ih._data + b_hh._data
+    if mode == 'GRU': n = len(b) // 3; b[2 * n:] = b_ih._data[2 * n:]  # r multiplies b_hn: it waits
+    return G, b
 
-def _forward_loop(mode, G, h, c, w_hh, b_hh, w_hr, steps):
+def _forward_loop(mode, G, b, h, c, w_hh, b_hh, w_hr, steps):
     "The mode's time loop on arrays: (output, saved buffers)."
-    if mode == 'LSTM': return _lstm_forward(G, h, c, w_hh, w_hr, steps)
-    if mode == 'GRU': return _gru_forward(G, h, w_hh, None if b_hh is None else b_hh[2 * h.shape[1]:], steps)
-    return _rnn_forward(G, h, w_hh, steps, mode == 'RNN_RELU')
+    if mode == 'LSTM': return _lstm_forward(G, b, h, c, w_hh, w_hr, steps)
+    if mode == 'GRU': return _gru_forward(G, b, h, w_hh, None if b_hh is None else b_hh[2 * h.shape[1]:], steps)
+    return _rnn_forward(G, b, h, w_hh, steps, mode == 'RNN_RELU')
 
-def _backward_loop(mode, G, saved, w_hh, w_hr, dout, dh, dc, steps):
+def _backward_loop(mode, G, saved, w_hh, w_hr, dout, dh, dc, steps, need_h0):
     "The mode's loop backwards: gate gradients of the input side and of the hidden side, the projection's input and gradient."
     if mode == 'LSTM':
-        dG, dHr = _lstm_backward(G, saved, w_hh, w_hr, dout, dh, dc, steps)
+        dG, dHr = _lstm_backward(G, saved, w_hh, w_hr, dout, dh, dc, steps, need_h0)
         return dG, dG, saved[4], dHr
-    if mode == 'GRU': return _gru_backward(G, saved, w_hh, dout, dh, steps) + (None, None)
-    dG = _rnn_backward(G, w_hh, dout, dh, steps, mode == 'RNN_RELU')
+    if mode == 'GRU': return _gru_backward(G, saved, w_hh, dout, dh, steps, need_h0) + (None, None)
+    dG = _rnn_backward(G, w_hh, dout, dh, steps, mode == 'RNN_RELU', need_h0)
     return dG, dG, None, None
 
 def _data(t): return None if t is None else t._data
@@ -210,9 +217,9 @@ class _RNNLayer(Function):
     @staticmethod
     def forward(ctx, x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, mode, batch_sizes, reverse):
         ctx.set_materialize_grads(False)
-        steps, G = _steps(batch_sizes, reverse), _input_projection(x, w_ih, b_ih, b_hh, mode)
+        steps, (G, b) = _steps(batch_sizes, reverse), _input_projection(x, w_ih, b_ih, b_hh, mode)
         h, c = h0._data.copy(), None if c0 is None else c0._data.copy()
-        out, saved = _forward_loop(mode, G, h, c, w_hh._data, _data(b_hh), _data(w_hr), steps)
+        out, saved = _forward_loop(mode, G, b, h, c, w_hh._data, _data(b_hh), _data(w_hr), steps)
         ctx.args = (mode, steps, batch_sizes, reverse)
         ctx.save_for_backward(x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, *(None if s is None else _wrap(s, x._device) for s in (G,) + saved))
         return out, h, c
@@ -225,7 +232,8 @@ class _RNNLayer(Function):
         xp, saved = get_array_module(G._data), [_data(s) for s in saved]
         dh = dh_n._data.copy() if dh_n is not None else xp.zeros_like(h0._data)
         dc = None if c0 is None else dc_n._data.copy() if dc_n is not None else xp.zeros_like(c0._data)
-        dGx, dGh, Hu, dHr = _backward_loop(mode, G._data, saved, w_hh._data, _data(w_hr), _data(dout), dh, dc, steps)
+        need_h0 = ctx.needs_input_grad[1] or ctx.needs_input_grad[2]
+        dGx, dGh, Hu, dHr = _backward_loop(mode, G._data, saved, w_hh._data, _data(w_hr), _data(dout), dh, dc, steps, need_h0)
         return _layer_grads(ctx.needs_input_grad, x, w_ih, dGx, dGh, saved[0], Hu, dHr, dh, dc)
 
 # %% ../../../nbs/15a_rnn_layers.ipynb #ed7bf596
@@ -250,7 +258,7 @@ def _replay_layer(ctx, inputs, grads):
     gs = iter(_autograd_grad([o for o, _ in pairs], wrt, [g for _, g in pairs], create_graph=True, allow_unused=True))
     return tuple(next(gs) if n else None for n in needs) + (None, None, None)
 
-# %% ../../../nbs/15a_rnn_layers.ipynb #549bc830
+# %% ../../../nbs/15a_rnn_layers.ipynb #3221ab92
 def _layer_weights(weights, k, per, has_biases, proj):
     "(w_ih, w_hh, b_ih, b_hh, w_hr) of layer-and-direction `k` in the flat weight list."
     group = weights[k * per:(k + 1) * per]
@@ -285,7 +293,7 @@ def _rnn_impl(mode, input, batch_sizes, hx, weights, has_biases, num_layers, dro
     out = out.reshape(T, B, out.shape[1])
     return (out.transpose(0, 1) if batch_first else out), h, c
 
-# %% ../../../nbs/15a_rnn_layers.ipynb #6110ccff
+# %% ../../../nbs/15a_rnn_layers.ipynb #929e85ac
 def _apply_permutation(tensor, permutation, dim=1): return tensor.index_select(dim, permutation)
 
 class RNNBase(Module):
@@ -321,7 +329,7 @@ class RNNBase(Module):
         stdv = 1.0 / math.sqrt(self.hidden_size) if self.hidden_size > 0 else 0
         for weight in self.parameters(): init.uniform_(weight, -stdv, stdv)
 
-# %% ../../../nbs/15a_rnn_layers.ipynb #14d12d6c
+# %% ../../../nbs/15a_rnn_layers.ipynb #118d948b
 def _check_rnn_args(mode, input_size, hidden_size, num_layers, bias, batch_first, dropout, proj_size):
     "RNNBase's argument checks, PyTorch's errors in PyTorch's order."
     if not isinstance(dropout, numbers.Number) or not 0 <= dropout <= 1 or isinstance(dropout, bool):
@@ -339,7 +347,7 @@ def _check_rnn_args(mode, input_size, hidden_size, num_layers, bias, batch_first
     if proj_size >= hidden_size: raise ValueError("proj_size has to be smaller than hidden_size")
     if mode not in _GATES: raise ValueError("Unrecognized RNN mode: " + mode)
 
-# %% ../../../nbs/15a_rnn_layers.ipynb #2d278ddf
+# %% ../../../nbs/15a_rnn_layers.ipynb #25d6c7b9
 def _init_flat_weights(self):
     self._flat_weights = [getattr(self, wn) if hasattr(self, wn) else None for wn in self._flat_weights_names]
     self._flat_weight_refs = [weakref.ref(w) if w is not None else None for w in self._flat_weights]
@@ -372,7 +380,7 @@ RNNBase._init_flat_weights, RNNBase.__setattr__, RNNBase.flatten_parameters = _i
 RNNBase._weights_have_changed, RNNBase._update_flat_weights, RNNBase._apply = _weights_have_changed, _update_flat_weights, _rnn_apply
 RNNBase.all_weights = property(lambda self: [[getattr(self, w) for w in ws] for ws in self._all_weights], doc="The parameters, grouped by layer and direction.")
 
-# %% ../../../nbs/15a_rnn_layers.ipynb #0b444cc3
+# %% ../../../nbs/15a_rnn_layers.ipynb #a80f4ec0
 def _rnn_getstate(self):
     self._update_flat_weights()
     state = self.__dict__.copy()
@@ -401,7 +409,7 @@ def _rnn_replicate(self):
 
 RNNBase.__getstate__, RNNBase.__setstate__, RNNBase._replicate_for_data_parallel = _rnn_getstate, _rnn_setstate, _rnn_replicate
 
-# %% ../../../nbs/15a_rnn_layers.ipynb #8293832b
+# %% ../../../nbs/15a_rnn_layers.ipynb #76b3bd8a
 def _check_input(self, input, batch_sizes):
     "The input's dtype, number of dimensions and feature size."
     w = self._flat_weights[0]
@@ -442,7 +450,7 @@ def _rnn_extra_repr(self):
 RNNBase.check_input, RNNBase.get_expected_hidden_size, RNNBase.check_hidden_size = _check_input, _get_expected_hidden_size, _check_hidden_size
 RNNBase.check_forward_args, RNNBase.permute_hidden, RNNBase.extra_repr = _check_forward_args, _permute_hidden, _rnn_extra_repr
 
-# %% ../../../nbs/15a_rnn_layers.ipynb #8a6b0e47
+# %% ../../../nbs/15a_rnn_layers.ipynb #ac751ebf
 def _batched(self, input, hx, name, check_hx=True):
     "Unbatched 2-D input as a batch of one, with PyTorch's checks of the state's dimensions: (input, hx, is_batched, batch_dim)."
     if input.dim() not in (2, 3):
@@ -479,7 +487,7 @@ def _single_state_forward(self, input, hx):
     if not is_batched: output, hidden = output.squeeze(batch_dim), hidden.squeeze(1)
     return output, self.permute_hidden(hidden, unsorted_indices)
 
-# %% ../../../nbs/15a_rnn_layers.ipynb #66e819f8
+# %% ../../../nbs/15a_rnn_layers.ipynb #f960b7a3
 class RNN(RNNBase):
     "Elman RNN: h_t = tanh(W_ih x_t + b_ih + W_hh h_(t-1) + b_hh), or relu, over layers and directions."
     def __init__(self, *args, **kwargs):
@@ -505,7 +513,7 @@ class GRU(RNNBase):
         "(output, h_n) for a (T, B, I) tensor (or (B, T, I), or unbatched (T, I)), or a PackedSequence."
         return _single_state_forward(self, input, hx)
 
-# %% ../../../nbs/15a_rnn_layers.ipynb #8610f33f
+# %% ../../../nbs/15a_rnn_layers.ipynb #cd352110
 def _lstm_inputs(self, input, hx):
     "The data, the (h0, c0) pair in the order the layers run, and how to undo both, for an LSTM's input."
     real_hidden_size = self.proj_size if self.proj_size > 0 else self.hidden_size
@@ -524,7 +532,7 @@ def _lstm_inputs(self, input, hx):
         if not is_batched: hx = (hx[0].unsqueeze(1), hx[1].unsqueeze(1))
     return input, hx, None, None, None, is_batched, batch_dim
 
-# %% ../../../nbs/15a_rnn_layers.ipynb #68bd32bb
+# %% ../../../nbs/15a_rnn_layers.ipynb #fe94370d
 class LSTM(RNNBase):
     "Long short-term memory: input, forget and output gates, a cell state, an optional projection; over layers and directions."
     def __init__(self, *args, **kwargs): super().__init__("LSTM", *args, **kwargs)
@@ -555,7 +563,7 @@ class LSTM(RNNBase):
         if not is_batched: output, h, c = output.squeeze(batch_dim), h.squeeze(1), c.squeeze(1)
         return output, self.permute_hidden((h, c), unsorted_indices)
 
-# %% ../../../nbs/15a_rnn_layers.ipynb #d615aa94
+# %% ../../../nbs/15a_rnn_layers.ipynb #32359ce0
 def _cell_forward(mode, input, hx, cx, w_ih, w_hh, b_ih, b_hh):
     "One step of `mode` for a batch (B, I): ATen's checks, then the layer's node for one step. Returns (h, c)."
     if input.size(1) != w_ih.size(1): raise RuntimeError(f"input has inconsistent input_size: got {input.size(1)} expected {w_ih.size(1)}")
@@ -569,7 +577,7 @@ def _cell_forward(mode, input, hx, cx, w_ih, w_hh, b_ih, b_hh):
     _, h, c = _RNNLayer.apply(input, hx, cx, w_ih, w_hh, b_ih, b_hh, None, mode, np.array([input.size(0)]), False)
     return h, c
 
-# %% ../../../nbs/15a_rnn_layers.ipynb #322808ad
+# %% ../../../nbs/15a_rnn_layers.ipynb #06a3ed9a
 class RNNCellBase(Module):
     "Base of the cells: `weight_ih` (chunks·H, I), `weight_hh` (chunks·H, H), `bias_ih`, `bias_hh`."
     __constants__ = ["input_size", "hidden_size", "bias"]
@@ -605,7 +613,7 @@ class RNNCellBase(Module):
         if not is_batched: h, c = h.squeeze(0), (None if c is None else c.squeeze(0))
         return h if n_states == 1 else (h, c)
 
-# %% ../../../nbs/15a_rnn_layers.ipynb #1b9aa9b1
+# %% ../../../nbs/15a_rnn_layers.ipynb #87264561
 class RNNCell(RNNCellBase):
     "One step of an Elman RNN: h' = tanh(W_ih x + b_ih + W_hh h + b_hh), or relu."
     __constants__ = ["input_size", "hidden_size", "bias", "nonlinearity"]
