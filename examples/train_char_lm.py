@@ -96,7 +96,7 @@ def sample(model, vocab, prompt, n=300, temperature=0.7, seed=0):
     return prompt + vocab.decode(out)
 
 
-def main(steps=3000, batch_size=32, seq_len=64, embed=32, hidden=256, num_layers=2, dropout=0.1, lr=4e-3, seed=0, quiet=False):
+def main(steps=2000, batch_size=32, seq_len=64, embed=32, hidden=256, num_layers=2, dropout=0.1, lr=4e-3, seed=0, quiet=False):
     "Train, print the loss every 100 steps unless `quiet`, and sample; returns what a plot needs."
     torch.manual_seed(seed)
     vocab = Vocab(TEXT)

@@ -5,11 +5,11 @@
 # %% auto #0
 __all__ = ['RNNBase', 'RNN', 'GRU', 'LSTM', 'RNNCellBase', 'RNNCell', 'LSTMCell', 'GRUCell']
 
-# %% ../../../nbs/15a_rnn_layers.ipynb #0a5eadf5
+# %% ../../../nbs/15a_rnn_layers.ipynb #d59d418a
 import math, numbers, warnings, weakref
 import numpy as np
 from ...backend import get_array_module
-from ..._tensor import Tensor, _wrap, empty, zeros
+from ..._tensor import _wrap, empty, zeros
 from ...autograd import Function, _grad_mode, grad as _autograd_grad
 from ...ops import _type_name
 from ...shape_ops import cat, stack
@@ -68,7 +68,7 @@ def _per_gate(values, H, dtype, xp):
 
 def _lstm_forward(G, b, h, c, w_hh, w_hr, steps):
     "The LSTM time loop on arrays: `G` (N, 4H) holds the input projections and becomes the gates; `h`, `c` are updated in place."
-    xp, (N, H4), H = get_array_module(G), G.shape, c.shape[1]
+    xp, N, H = get_array_module(G), G.shape[0], c.shape[1]
     out, Hp = xp.empty((N, h.shape[1]), G.dtype), xp.empty((N, h.shape[1]), G.dtype)
     Cp, C, TC = (xp.empty((N, H), G.dtype) for _ in range(3))
     Hu = xp.empty((N, H), G.dtype) if w_hr is not None else None
