@@ -49,7 +49,7 @@ def test_every_shared_class_lives_in_torchs_module():
     assert len(rows) >= 95
 
 # Paths whose modules this round's later issues build (recurrent nets).
-PENDING = {p: 'built with the recurrent-networks chapter' for p in 'nn.modules.rnn nn.utils.rnn'.split()}
+PENDING = {}
 
 @pytest.mark.parametrize('path', [pytest.param(p, marks=pytest.mark.xfail(reason=PENDING[p], strict=True, raises=ImportError))
                                   if p in PENDING else p for p in MODULE_PATHS])

@@ -27,3 +27,5 @@ from .modules import (Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d,
 from .modules import (LazyConv1d, LazyConv2d, LazyConv3d, LazyConvTranspose1d, LazyConvTranspose2d, LazyConvTranspose3d)
 from . import init, functional, modules, parallel, utils
 from .parallel import DataParallel
+# Recurrent networks (nbs/15_rnn.ipynb: nn.utils.rnn; nbs/15a_rnn_layers.ipynb: the layers)
+from .modules import RNNBase, RNN, LSTM, GRU, RNNCellBase, RNNCell, LSTMCell, GRUCell
