@@ -3501,6 +3501,7 @@ def embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, sp
 
 # %% ../nbs/07d_dropout.ipynb #d0a1e001
 import math
+from ._C import device_context
 
 # %% ../nbs/07d_dropout.ipynb #d0a1e003
 _ALPHA_PRIME = 1.7580993408473766  # -α' = SELU's scale·α
