@@ -289,6 +289,6 @@ def _tune_malloc(threshold=256 * 1024 * 1024):
 
 if os.environ.get('LIT_TORCH_MALLOC_TUNING', '1') != '0': _tune_malloc()
 
-# %% ../nbs/03i_linalg.ipynb #e4a0d61d
+# %% ../nbs/03i_linalg.ipynb #525b0bcb
 class _LinAlgError(RuntimeError):
     "A matrix the algorithm cannot handle (singular, not positive-definite): PyTorch's `torch.linalg.LinAlgError`."

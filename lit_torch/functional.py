@@ -249,11 +249,11 @@ def unique_consecutive(input, return_inverse=False, return_counts=False, dim=Non
 
 Tensor.unique, Tensor.unique_consecutive = unique, unique_consecutive
 
-# %% ../nbs/03i_linalg.ipynb #06390867
+# %% ../nbs/03i_linalg.ipynb #840fb10d
 import math
 from .linalg import matrix_norm as _matrix_norm, vector_norm as _linalg_vector_norm, lu_factor_ex as _lu_factor_ex
 
-# %% ../nbs/03i_linalg.ipynb #3162c0c6
+# %% ../nbs/03i_linalg.ipynb #1826426d
 def norm(input, p='fro', dim=None, keepdim=False, out=None, dtype=None):
     "The old norm: a vector norm (p a number, or 'fro' over at most two dims) or a matrix norm ('nuc', or 'fro' over two dims)."
     dims = [dim] if isinstance(dim, int) else dim
@@ -269,6 +269,6 @@ def lu(A, pivot=True, get_infos=False, out=None):
     LU, pivots, infos = _lu_factor_ex(A, pivot=pivot, check_errors=not get_infos)
     return (LU, pivots, infos) if get_infos else (LU, pivots)
 
-# %% ../nbs/03i_linalg.ipynb #0020b858
+# %% ../nbs/03i_linalg.ipynb #79d7f58d
 Tensor.norm = lambda self, p='fro', dim=None, keepdim=False, dtype=None: norm(self, p, dim, keepdim, dtype=dtype)
 Tensor.lu = lambda self, pivot=True, get_infos=False: lu(self, pivot, get_infos)

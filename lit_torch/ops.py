@@ -3466,14 +3466,14 @@ def _bernoulli_(self, p=0.5, *, generator=None):
 Tensor.uniform_, Tensor.normal_, Tensor.exponential_, Tensor.geometric_ = _uniform_, _normal_, _exponential_, _geometric_
 Tensor.log_normal_, Tensor.cauchy_, Tensor.random_, Tensor.bernoulli_ = _log_normal_, _cauchy_, _random_, _bernoulli_
 
-# %% ../nbs/03i_linalg.ipynb #041415de
+# %% ../nbs/03i_linalg.ipynb #a78c6f87
 import builtins, math
 import numpy as np
 from ._C import get_array_module, _FROM_NUMPY, _LinAlgError
 from ._tensor import Tensor, _wrap, _wrap_dim
 from .autograd.function import Function
 
-# %% ../nbs/03i_linalg.ipynb #f0b87bef
+# %% ../nbs/03i_linalg.ipynb #a2d7d6cd
 def _check_linalg(name, A, square=True):
     "PyTorch's checks on a linalg input: float dtype, at least 2 dims, square if asked."
     dt = A._data.dtype
@@ -3487,7 +3487,7 @@ def _eye_like(n, like):
     "The n×n identity, a constant on `like`'s device and in its dtype."
     return _const(get_array_module(like._data).eye(n, dtype=like._data.dtype), like)
 
-# %% ../nbs/03i_linalg.ipynb #5c205e29
+# %% ../nbs/03i_linalg.ipynb #7882414f
 for _name, _fields in {'slogdet': ['sign', 'logabsdet'], 'qr': ['Q', 'R'], 'svd': ['U', 'S', 'V'],
                        'triangular_solve': ['solution', 'cloned_coefficient'], 'lu_unpack': ['P', 'L', 'U'],
                        'linalg_slogdet': ['sign', 'logabsdet'], 'linalg_qr': ['Q', 'R'], 'linalg_svd': ['U', 'S', 'Vh'],
@@ -3497,7 +3497,7 @@ for _name, _fields in {'slogdet': ['sign', 'logabsdet'], 'qr': ['Q', 'R'], 'svd'
                        'linalg_lu': ['P', 'L', 'U'], 'linalg_lstsq': ['solution', 'residuals', 'rank', 'singular_values']}.items():
     setattr(return_types, _name, _return_type_of(_name, _fields))
 
-# %% ../nbs/03i_linalg.ipynb #199c98c9
+# %% ../nbs/03i_linalg.ipynb #4759a2ee
 def _lu_arrays(a):
     "LU with partial pivoting of a batch of matrices: (LU, 1-based int32 pivots, info: the first zero pivot, 1-based)."
     xp = get_array_module(a)
@@ -3521,7 +3521,7 @@ def _lu_arrays(a):
 
 def _host(a): return np.asarray(a.get() if hasattr(a, 'get') else a)
 
-# %% ../nbs/03i_linalg.ipynb #e0246819
+# %% ../nbs/03i_linalg.ipynb #446e7ce4
 def _raise_singular(name, info, what="the inversion could not be completed because the input matrix is singular"):
     "Name the first singular matrix of a batch and its zero pivot, as PyTorch does."
     flat = _host(info).reshape(-1)
@@ -3543,7 +3543,7 @@ def _solve_arrays(name, a, b, check_errors=True):
     if ok.any(): out[ok] = xp.linalg.solve(a[ok], xp.broadcast_to(b, out.shape)[ok])
     return out, info
 
-# %% ../nbs/03i_linalg.ipynb #2edcaa97
+# %% ../nbs/03i_linalg.ipynb #ab66b84b
 class LinalgInvEx(Function):
     _node_name = 'LinalgInvExBackward0'
     @staticmethod
@@ -3565,7 +3565,7 @@ def inverse(input):
     _check_linalg('linalg.inv', input)
     return LinalgInvEx.apply(input, True)[0]
 
-# %% ../nbs/03i_linalg.ipynb #97d2733e
+# %% ../nbs/03i_linalg.ipynb #c928f667
 class LinalgSolveEx(Function):
     _node_name = 'LinalgSolveExBackward0'
     @staticmethod
@@ -3583,7 +3583,7 @@ class LinalgSolveEx(Function):
         gA = -matmul(gB, _mT(X)).sum_to_size(A.shape) if ctx.needs_input_grad[0] else None
         return gA, gB.sum_to_size(ctx._input_meta[1][0]) if ctx.needs_input_grad[1] else None, None
 
-# %% ../nbs/03i_linalg.ipynb #ed0cce16
+# %% ../nbs/03i_linalg.ipynb #460f1dc8
 class LinalgDet(Function):
     _node_name = 'LinalgDetBackward0'
     @staticmethod
@@ -3602,15 +3602,14 @@ class LinalgSlogdet(Function):
     def forward(ctx, A):
         sign, logabs = get_array_module(A._data).linalg.slogdet(A._data)
         sign, logabs = _wrap(sign.astype(A._data.dtype), A._device), _wrap(logabs.astype(A._data.dtype), A._device)
-        ctx.mark_non_differentiable(sign)
-        ctx.save_for_backward(A)
+        ctx.save_for_backward(A)   # the sign is piecewise constant: PyTorch still makes it an output of the node
         return sign, logabs
     @staticmethod
     def backward(ctx, _, grad):
         A, = ctx.saved_tensors
         return grad.unsqueeze(-1).unsqueeze(-1) * _mT(inverse(A))
 
-# %% ../nbs/03i_linalg.ipynb #a5d4dffa
+# %% ../nbs/03i_linalg.ipynb #e1b858f3
 def det(input):
     "The determinant of each square matrix in `input`."
     _check_linalg('linalg.det', input)
@@ -3626,7 +3625,7 @@ def logdet(input):
     sign, logabs = slogdet(input)
     return where(sign < 0, _const(get_array_module(logabs._data).asarray(np.nan, logabs._data.dtype), logabs), logabs)
 
-# %% ../nbs/03i_linalg.ipynb #60ae740b
+# %% ../nbs/03i_linalg.ipynb #c79420ea
 def _tri(x, upper, unit=False):
     "The triangle of `x` a triangular solve reads: upper or lower, without the diagonal if `unit`."
     return (x.triu(1) if unit else x.triu()) if upper else (x.tril(-1) if unit else x.tril())
@@ -3661,7 +3660,7 @@ class LinalgSolveTriangular(Function):
             gA = _tri(gA.sum_to_size(A.shape), upper, unit)
         return gA, gB.sum_to_size(ctx._input_meta[1][0]) if ctx.needs_input_grad[1] else None, None, None, None
 
-# %% ../nbs/03i_linalg.ipynb #4991a9d0
+# %% ../nbs/03i_linalg.ipynb #53262faf
 def _solve_tri(A, B, upper, left=True, unitriangular=False):
     return LinalgSolveTriangular.apply(A, B, upper, left, unitriangular)
 
@@ -3709,7 +3708,7 @@ class LinalgCholeskyEx(Function):
         gA = _solve_tri(_mT(L), _solve_tri(L, phi, False, left=False), True)  # L^-T phi L^-1
         return 0.5 * (gA + _mT(gA)), None, None
 
-# %% ../nbs/03i_linalg.ipynb #47a7e116
+# %% ../nbs/03i_linalg.ipynb #9c439c84
 def cholesky(input, upper=False):
     "The Cholesky factor L (A = L Lᵀ) of each symmetric positive-definite matrix; Uᵀ if `upper`."
     _check_linalg('linalg.cholesky', input)
@@ -3724,7 +3723,7 @@ def cholesky_inverse(input, upper=False):
     "A⁻¹ from A's Cholesky factor."
     return cholesky_solve(_eye_like(input.shape[-1], input).expand(*input.shape), input, upper)
 
-# %% ../nbs/03i_linalg.ipynb #b1089ead
+# %% ../nbs/03i_linalg.ipynb #d3043e80
 def _copyltu(M):
     "The lower triangle of `M` mirrored into the upper one."
     return M.tril(-1) + _mT(M.tril())
@@ -3740,7 +3739,7 @@ def _columns(t, start, n):
     k = t.shape[-1]
     return _const(xp.eye(k, n, start, dtype=t._data.dtype), t)
 
-# %% ../nbs/03i_linalg.ipynb #1bd11d41
+# %% ../nbs/03i_linalg.ipynb #a16e137a
 class LinalgQr(Function):
     _node_name = 'LinalgQrBackward0'
     @staticmethod
@@ -3767,7 +3766,7 @@ class LinalgQr(Function):
         gA1 = _qr_square_backward(Q, X, gQ + matmul(matmul(Q, Y), _mT(gY)), gX)
         return matmul(gA1, _columns(gA1, 0, n)) + matmul(matmul(Q, gY), _columns(gY, m, n)), None
 
-# %% ../nbs/03i_linalg.ipynb #fa0b01bd
+# %% ../nbs/03i_linalg.ipynb #64e1e608
 def _skew(X): return X - _mT(X)
 
 class LinalgSvd(Function):
@@ -3791,7 +3790,7 @@ class LinalgSvd(Function):
         if Vh.shape[-2] != k: Vh, gVh = Vh[..., :k, :], gVh[..., :k, :]
         return _svd_backward(U, S, Vh, gU, gS, gVh, m, n), None, None
 
-# %% ../nbs/03i_linalg.ipynb #493a690c
+# %% ../nbs/03i_linalg.ipynb #c00731dd
 def _svd_backward(U, S, Vh, gU, gS, gVh, m, n):
     "The gradient of A = U diag(S) Vh (reduced), as PyTorch's svd_backward computes it."
     V, gV = _mT(Vh), _mT(gVh)
@@ -3809,7 +3808,7 @@ def _svd_backward(U, S, Vh, gU, gS, gVh, m, n):
     else: gA = matmul(U, matmul(gA, Vh))
     return gA
 
-# %% ../nbs/03i_linalg.ipynb #87d98846
+# %% ../nbs/03i_linalg.ipynb #4a660db8
 def qr(input, some=True):
     "The QR decomposition `(Q, R)`: `linalg.qr`'s, with `some=False` for the complete one."
     _check_linalg('linalg.qr', input, square=False)
@@ -3825,7 +3824,7 @@ def svd(input, some=True, compute_uv=True):
         return return_types.svd(z(m), S, z(n))
     return return_types.svd(U, S, _mT(Vh))
 
-# %% ../nbs/03i_linalg.ipynb #9d359037
+# %% ../nbs/03i_linalg.ipynb #bb26d0bf
 class LinalgEigh(Function):
     _node_name = 'LinalgEighBackward0'
     @staticmethod
@@ -3847,13 +3846,13 @@ class LinalgEigh(Function):
         inner = 0.5 * _skew(matmul(_mT(V), gV)) / E + gL.diag_embed()
         return matmul(V, matmul(inner, _mT(V))), None, None
 
-# %% ../nbs/03i_linalg.ipynb #4ba51e9a
+# %% ../nbs/03i_linalg.ipynb #47283edc
 def _rtol_for(S, atol, rtol, m, n):
     "The tolerance below which singular values count as zero: max(atol, rtol · σ_max), with PyTorch's defaults."
     eps = np.finfo(S._data.dtype).eps * builtins.max(m, n)
     as_t = lambda v: v if isinstance(v, Tensor) else _const(get_array_module(S._data).asarray(v, S._data.dtype), S)
     if rtol is None: rtol = eps if atol is None else where(as_t(atol) > 0, as_t(0.), as_t(eps))
-    smax = S.amax(-1, keepdim=True) if S.shape[-1] else S.sum(-1, keepdim=True)
+    smax = S.amax(-1, keepdim=True) if S.numel() else S.sum(-1, keepdim=True)
     tol = as_t(rtol).unsqueeze(-1) * smax if isinstance(rtol, Tensor) else as_t(rtol) * smax
     return tol if atol is None else maximum(tol, as_t(atol).unsqueeze(-1) if isinstance(atol, Tensor) else as_t(atol))
 
@@ -3892,7 +3891,7 @@ def pinverse(input, rcond=1e-15):
     "The Moore-Penrose pseudo-inverse, singular values below `rcond · σ_max` dropped."
     return _pinv(input, rtol=rcond)
 
-# %% ../nbs/03i_linalg.ipynb #5ed8535a
+# %% ../nbs/03i_linalg.ipynb #0a70fe26
 _PADE13 = (64764752532480000., 32382376266240000., 7771770303897600., 1187353796428800., 129060195264000.,
            10559470521600., 670442572800., 33522128640., 1323241920., 40840800., 960960., 16380., 182., 1.)
 
@@ -3931,7 +3930,7 @@ def matrix_exp(input):
     _check_linalg('linalg.matrix_exp', input)
     return LinalgMatrixExp.apply(input)
 
-# %% ../nbs/03i_linalg.ipynb #6f76ca59
+# %% ../nbs/03i_linalg.ipynb #caadf080
 def matrix_power(input, n):
     "Aⁿ by repeated squaring; A⁻¹ raised to -n for negative n, the identity for 0."
     if input.ndim < 2 or input.shape[-1] != input.shape[-2]:
@@ -3955,7 +3954,7 @@ def triangular_solve(input, A, upper=True, transpose=False, unitriangular=False)
     X = _solve_tri(_mT(A) if transpose else A, input, upper != transpose, True, unitriangular)
     return return_types.triangular_solve(X, A.clone())
 
-# %% ../nbs/03i_linalg.ipynb #30bffc52
+# %% ../nbs/03i_linalg.ipynb #98ec45c3
 def _permutation(piv, m):
     "The row order that LAPACK's 1-based pivots (row swaps made in turn) produce: LU = A[perm]."
     xp = get_array_module(piv)
@@ -3973,7 +3972,7 @@ def _permutation_matrix(piv, m, dtype):
     perm = _permutation(piv, m)
     return (perm[..., None, :] == xp.arange(m)[:, None]).astype(dtype)
 
-# %% ../nbs/03i_linalg.ipynb #6ce04269
+# %% ../nbs/03i_linalg.ipynb #75e2a83f
 def _lu_backward(L, U, gL, gU, P=None):
     "The gradient of A = P L U for square A: P L^-T (tril(Lᵀ gL, -1) + triu(gU Uᵀ)) U^-T."
     phi = matmul(_mT(L), gL).tril(-1) + matmul(gU, _mT(U)).triu()
@@ -4001,7 +4000,7 @@ class LinalgLuFactorEx(Function):
         P = _const(_permutation_matrix(piv._data, m, LU._data.dtype), LU)
         return _lu_backward(L, U, grad.tril(-1), grad.triu(), P), None, None
 
-# %% ../nbs/03i_linalg.ipynb #53ee24cd
+# %% ../nbs/03i_linalg.ipynb #853ce3c7
 def _unpack_lu(LU, piv):
     m, n = LU.shape[-2:]
     k = builtins.min(m, n)
@@ -4017,7 +4016,7 @@ def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True):
     empty = _const(get_array_module(LU_data._data).empty((0,), LU_data._data.dtype), LU_data)
     return return_types.lu_unpack(P if unpack_pivots else empty, L if unpack_data else empty, U if unpack_data else empty)
 
-# %% ../nbs/03i_linalg.ipynb #f7194c22
+# %% ../nbs/03i_linalg.ipynb #e2ed2b3d
 def _lu_solve(LU, pivots, B, left=True, adjoint=False):
     "X with A X = B (X A = B if not `left`; Aᵀ if `adjoint`), A = P L U given packed, by triangular solves."
     P = _const(_permutation_matrix(pivots._data, LU.shape[-1], LU._data.dtype), LU)
@@ -4034,7 +4033,7 @@ def lu_solve(input, LU_data, LU_pivots):
     "X with A X = b, given `lu_factor`'s packed LU of A and its pivots."
     return _lu_solve(LU_data, LU_pivots, input)
 
-# %% ../nbs/03i_linalg.ipynb #a2ff8080
+# %% ../nbs/03i_linalg.ipynb #2e0522e2
 def _householder_product(A, tau):
     "The first n columns of H₁…H_k, Hᵢ = I - τᵢ vᵢvᵢᵀ, vᵢ the i-th column of A below a unit diagonal (LAPACK's orgqr)."
     name = 'torch.linalg.householder_product'
@@ -4054,7 +4053,7 @@ def orgqr(input, input2):
     "`linalg.householder_product`: Q from the Householder reflectors `geqrf` stores."
     return _householder_product(input, input2)
 
-# %% ../nbs/03i_linalg.ipynb #82e72c5f
+# %% ../nbs/03i_linalg.ipynb #7b040ab7
 def _vander(x, N):
     "The powers x⁰ … x^(N-1) of each element of x, along a new last dimension, as a running product."
     if N == 0: return (x.unsqueeze(-1) * _const(get_array_module(x._data).ones(0, x._data.dtype), x))
@@ -4072,7 +4071,7 @@ def vander(x, N=None, increasing=False):
     v = _vander(x, N)
     return v if increasing else v.flip(-1)
 
-# %% ../nbs/03i_linalg.ipynb #943547eb
+# %% ../nbs/03i_linalg.ipynb #5bd47947
 Tensor.det, Tensor.logdet, Tensor.slogdet, Tensor.inverse, Tensor.matrix_exp = det, logdet, slogdet, inverse, matrix_exp
 Tensor.cholesky, Tensor.cholesky_solve, Tensor.cholesky_inverse = cholesky, cholesky_solve, cholesky_inverse
 Tensor.qr, Tensor.svd, Tensor.pinverse, Tensor.matrix_power, Tensor.triangular_solve = qr, svd, pinverse, matrix_power, triangular_solve

@@ -8,7 +8,7 @@ __all__ = ['inv_ex', 'inv', 'det', 'slogdet', 'solve_ex', 'solve', 'solve_triang
            'matrix_power', 'matrix_exp', 'matmul', 'cross', 'vecdot', 'diagonal', 'multi_dot', 'lu_factor_ex',
            'lu_factor', 'lu', 'lu_solve', 'householder_product', 'vander', 'tensorinv', 'tensorsolve']
 
-# %% ../../nbs/03i_linalg.ipynb #911680cc
+# %% ../../nbs/03i_linalg.ipynb #0107dcfa
 import builtins, math
 import numpy as np
 from .._C import get_array_module, _LinAlgError
@@ -20,10 +20,10 @@ from ..ops import (LinalgCholeskyEx, LinalgCross, LinalgDet, LinalgEigh, LinalgI
 from ..ops import det as _det
 import lit_torch.ops as _ops
 
-# %% ../../nbs/03i_linalg.ipynb #46ded23d
+# %% ../../nbs/03i_linalg.ipynb #10f1912f
 LinAlgError = _LinAlgError
 
-# %% ../../nbs/03i_linalg.ipynb #cba12f66
+# %% ../../nbs/03i_linalg.ipynb #ecef5030
 def inv_ex(A, *, check_errors=False, out=None):
     "`(inverse, info)`: info[i] > 0 names the zero pivot of a singular matrix instead of raising."
     _check_linalg('linalg.inv', A)
@@ -34,7 +34,7 @@ def inv(A, *, out=None):
     _check_linalg('linalg.inv', A)
     return LinalgInvEx.apply(A, True)[0]
 
-# %% ../../nbs/03i_linalg.ipynb #dc9c6c46
+# %% ../../nbs/03i_linalg.ipynb #d0cd8c28
 def det(A, *, out=None):
     "The determinant of each square matrix in `A`."
     return _det(A)
@@ -44,7 +44,7 @@ def slogdet(A, *, out=None):
     _check_linalg('linalg.slogdet', A)
     return return_types.linalg_slogdet(*LinalgSlogdet.apply(A))
 
-# %% ../../nbs/03i_linalg.ipynb #497698a7
+# %% ../../nbs/03i_linalg.ipynb #8101f137
 def _is_vector_rhs(A, B):
     return B.ndim == 1 or (B.ndim == A.ndim - 1 and tuple(B.shape) == tuple(A.shape[:-1]))
 
@@ -66,7 +66,7 @@ def solve(A, B, *, left=True, out=None):
     "X with A X = B (X A = B if not `left`), B a matrix or a vector, batches broadcast."
     return solve_ex(A, B, left=left, check_errors=True)[0]
 
-# %% ../../nbs/03i_linalg.ipynb #f96b1c55
+# %% ../../nbs/03i_linalg.ipynb #98396742
 def solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=None):
     "X with A X = B for triangular A (only the triangle named by `upper` is read)."
     _check_linalg('linalg.solve_triangular', A)
@@ -77,7 +77,7 @@ def solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=None):
         raise RuntimeError(f"linalg.solve_triangular: Incompatible shapes of A and B for the equation {'AX = B' if left else 'XA = B'} ({A.shape[-2]}x{A.shape[-1]} and {B.shape[-2]}x{B.shape[-1]})")
     return _solve_tri(A, B, upper, left, unitriangular)
 
-# %% ../../nbs/03i_linalg.ipynb #07f0bf8c
+# %% ../../nbs/03i_linalg.ipynb #36b48eff
 def cholesky_ex(A, *, upper=False, check_errors=False, out=None):
     "`(L, info)`: info[i] > 0 is the order of the first leading minor that is not positive-definite."
     _check_linalg('linalg.cholesky', A)
@@ -88,7 +88,7 @@ def cholesky(A, *, upper=False, out=None):
     _check_linalg('linalg.cholesky', A)
     return LinalgCholeskyEx.apply(A, upper, True)[0]
 
-# %% ../../nbs/03i_linalg.ipynb #400aa0af
+# %% ../../nbs/03i_linalg.ipynb #f66224a2
 def qr(A, mode='reduced', *, out=None):
     "`(Q, R)` with A = QR, Q's columns orthonormal and R upper triangular; `mode` 'reduced', 'complete' or 'r'."
     if mode not in ('reduced', 'complete', 'r'):
@@ -96,7 +96,7 @@ def qr(A, mode='reduced', *, out=None):
     _check_linalg('linalg.qr', A, square=False)
     return return_types.linalg_qr(*LinalgQr.apply(A, mode))
 
-# %% ../../nbs/03i_linalg.ipynb #6a7e0618
+# %% ../../nbs/03i_linalg.ipynb #41ef0442
 def svd(A, full_matrices=True, *, driver=None, out=None):
     "`(U, S, Vh)` with A = U diag(S) Vh: orthonormal U and Vh, singular values S in descending order."
     _check_linalg('linalg.svd', A, square=False)
@@ -107,7 +107,7 @@ def svdvals(A, *, driver=None, out=None):
     _check_linalg('linalg.svdvals', A, square=False)
     return LinalgSvd.apply(A, False, A.requires_grad or A.grad_fn is not None)[1]
 
-# %% ../../nbs/03i_linalg.ipynb #26c5e660
+# %% ../../nbs/03i_linalg.ipynb #7b76b2ca
 def _check_uplo(UPLO):
     if UPLO not in ('L', 'U'): raise RuntimeError(f"Expected UPLO argument to be 'L' or 'U', but got {UPLO}")
 
@@ -123,7 +123,7 @@ def eigvalsh(A, UPLO='L', *, out=None):
     _check_uplo(UPLO)
     return LinalgEigh.apply(A, UPLO, A.requires_grad or A.grad_fn is not None)[0]
 
-# %% ../../nbs/03i_linalg.ipynb #f2d01d41
+# %% ../../nbs/03i_linalg.ipynb #bef1fc4a
 def pinv(A, rcond=None, hermitian=False, *, atol=None, rtol=None, out=None):
     "The Moore-Penrose pseudo-inverse: singular values at most max(atol, rtol · σ_max) count as zero."
     return _pinv(A, atol, rcond if rcond is not None else rtol, hermitian)
@@ -157,7 +157,7 @@ def lstsq(A, B, rcond=None, *, driver=None):
     if vector: X, residuals = X.squeeze(-1), residuals.squeeze(-1) if residuals.numel() else residuals
     return return_types.linalg_lstsq(X, residuals, rank, S if driver in ('gelsd', 'gelss') else empty(A._data.dtype))
 
-# %% ../../nbs/03i_linalg.ipynb #9bde761c
+# %% ../../nbs/03i_linalg.ipynb #c99b82b5
 def _norm_input(name, x, dtype):
     if dtype is not None: x = x.to(dtype)
     if x._data.dtype.kind != 'f':
@@ -172,7 +172,7 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
         raise RuntimeError(f"linalg.vector_norm cannot compute the {ord} norm on an empty tensor because the operation does not have an identity")
     return _vector_norm(x, ord, dim, keepdim)
 
-# %% ../../nbs/03i_linalg.ipynb #8755088d
+# %% ../../nbs/03i_linalg.ipynb #d27ec5e6
 def matrix_norm(A, ord='fro', dim=(-2, -1), keepdim=False, *, dtype=None, out=None):
     "A matrix norm over the two dims `dim`: 'fro', 'nuc' (Σσ), ±2 (largest/smallest σ), ±1 and ±inf (column and row sums)."
     A = _norm_input('linalg.matrix_norm', A, dtype)
@@ -216,7 +216,7 @@ def cond(A, p=None, *, out=None):
         return S[..., 0] / S[..., -1] if p != -2 else S[..., -1] / S[..., 0]
     return matrix_norm(A, p) * matrix_norm(inv(A), p)
 
-# %% ../../nbs/03i_linalg.ipynb #40937230
+# %% ../../nbs/03i_linalg.ipynb #2215cdf5
 def matrix_power(A, n, *, out=None):
     "Aⁿ for an integer n (negative: of A⁻¹)."
     return _matrix_power(A, n)
@@ -244,7 +244,7 @@ def diagonal(A, *, offset=0, dim1=-2, dim2=-1):
     "`torch.diagonal`, with the last two dims as the default matrix."
     return A.diagonal(offset, dim1, dim2)
 
-# %% ../../nbs/03i_linalg.ipynb #535d8f54
+# %% ../../nbs/03i_linalg.ipynb #c4e1cd9d
 def multi_dot(tensors, *, out=None):
     "The product of a chain of matrices; the first may be a row vector and the last a column vector."
     n = len(tensors)
@@ -264,7 +264,7 @@ def multi_dot(tensors, *, out=None):
     if first.ndim == 1: r = r.squeeze(0)
     return r
 
-# %% ../../nbs/03i_linalg.ipynb #c628ea7a
+# %% ../../nbs/03i_linalg.ipynb #7496adb7
 def lu_factor_ex(A, *, pivot=True, check_errors=False, out=None):
     "`(LU, pivots, info)`: L (below the diagonal, its unit diagonal implied) and U packed in one matrix, 1-based row swaps."
     _check_linalg('torch.linalg.lu_factor_ex', A, square=False)
@@ -286,7 +286,7 @@ def lu_solve(LU, pivots, B, *, left=True, adjoint=False, out=None):
     "X with A X = B (X A = B if not `left`, Aᵀ for A if `adjoint`), from `lu_factor`'s output."
     return _lu_solve(LU, pivots, B, left, adjoint)
 
-# %% ../../nbs/03i_linalg.ipynb #0907e44d
+# %% ../../nbs/03i_linalg.ipynb #7324c797
 def householder_product(A, tau, *, out=None):
     "The first n columns of the product of Householder reflectors I - τᵢ vᵢvᵢᵀ stored in A's columns (LAPACK's orgqr)."
     return _householder_product(A, tau)
