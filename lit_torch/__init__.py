@@ -90,6 +90,12 @@ from .functional import unique, unique_consecutive
 # --- Sampling (nbs/03h_sampling.ipynb); rand, randn, randint, randperm and the *_like are in _tensor above
 from .ops import bernoulli, multinomial, normal, poisson
 # --- end of nbs/03h_sampling.ipynb
+# --- Linear algebra (nbs/03i_linalg.ipynb): torch.linalg, and the kernels torch also exposes at the top level
+from .ops import (det, logdet, slogdet, inverse, cholesky, cholesky_solve, cholesky_inverse, qr, svd, pinverse, matrix_power,
+                  matrix_exp, triangular_solve, lu_unpack, lu_solve, orgqr, vander)
+from .functional import norm, lu
+from . import linalg
+# --- end of nbs/03i_linalg.ipynb
 
 # nn: Module, Parameter, the layers (nbs/04_functional.ipynb to 14d_dataparallel); save and load (06a_serialization), the
 # storages under tensors and the legacy storage names checkpoints use (06b_storage)
