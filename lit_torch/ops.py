@@ -3572,7 +3572,7 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
     return f(input, normalized_shape, weight, eps)
 
 # %% ../nbs/07g_activation.ipynb #a7c1e201
-from ._C import default_generator_for
+from ._C import default_generator_for, device_context
 from .autograd.grad_mode import _grad_mode
 
 # %% ../nbs/07g_activation.ipynb #a7c1e204
@@ -3680,8 +3680,9 @@ def rrelu(input, lower=1. / 8, upper=1. / 3, training=False, generator=None):
     if lower > upper: raise RuntimeError("Lower bound should be less than or equal to the upper bound")
     a = input._data
     _check_pointwise(input, 'rrelu_with_noise_out_cpu')
-    slope = _uniform(input, lower, upper, generator) if training else a.dtype.type((lower + upper) / 2)
-    return RreluWithNoise.apply(input, get_array_module(a).where(a > 0, a.dtype.type(1), slope))
+    with device_context(input.device):  # the slopes are drawn on the input's GPU, from its generator
+        slope = _uniform(input, lower, upper, generator) if training else a.dtype.type((lower + upper) / 2)
+        return RreluWithNoise.apply(input, get_array_module(a).where(a > 0, a.dtype.type(1), slope))
 
 def rrelu_(input, lower=1. / 8, upper=1. / 3, training=False, generator=None):
     "`rrelu`, overwriting `input`."
@@ -3815,6 +3816,7 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
 
 # %% ../nbs/07j_loss.ipynb #a0b1c001
 import math
+from ._C import device_context
 
 # %% ../nbs/07j_loss.ipynb #a0b1c003
 def _apply_reduction(t, reduction):
@@ -3824,7 +3826,7 @@ def _apply_reduction(t, reduction):
 # %% ../nbs/07j_loss.ipynb #a0b1c009
 def _xlogx(t):
     "`t·log t` with `0·log 0 = 0` (xlogy(t, t)), differentiable."
-    zero = _const((t._data == 0).astype(t._data.dtype), t)
+    with device_context(t._device): zero = _const((t._data == 0).astype(t._data.dtype), t)
     return t * (t + zero).log()
 
 def kl_div(input, target, reduction=1, *, log_target=False):
@@ -3986,7 +3988,11 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
     if not 0 <= blank < C: raise RuntimeError("blank must be in label range")
     if len(il) != N: raise RuntimeError("input_lengths must be of size batch_size")
     if len(tl) != N: raise RuntimeError("target_lengths must be of size batch_size")
-    xp, t = get_array_module(log_probs._data), targets._data
+    with device_context(log_probs._device): return _ctc_loss_on_device(log_probs, targets, il, tl, blank, reduction, zero_infinity)
+
+def _ctc_loss_on_device(log_probs, targets, il, tl, blank, reduction, zero_infinity):
+    "The lattice's inputs (extended targets, lengths) made on the current device, which is `log_probs`'s, and the loss."
+    (T, N, C), xp, t = log_probs.shape, get_array_module(log_probs._data), targets._data
     S = builtins.max(tl + [0])
     if t.ndim == 1:
         if t.shape[0] != builtins.sum(tl):
