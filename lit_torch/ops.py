@@ -3239,7 +3239,8 @@ class _Sample(Function):
 
 def _probabilities(p):
     if p.dtype.kind != 'f': raise NotImplementedError(f"\"bernoulli_tensor_cpu_p_\" not implemented for '{_type_name(p.dtype)}'")
-    if p.size and not ((p >= 0) & (p <= 1)).all(): raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.")
+    if p.size and isinstance(p, np.ndarray) and not ((p >= 0) & (p <= 1)).all():  # CPU only: on a GPU asking would sync
+        raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.")
     return p
 
 class Bernoulli(_Sample):
@@ -3266,7 +3267,8 @@ class Poisson(_Sample):
     def sample(x, generator):
         lam = x._data
         if lam.dtype.kind != 'f': raise NotImplementedError(f"\"poisson_cpu\" not implemented for '{_type_name(lam.dtype)}'")
-        if lam.size and not (lam >= 0).all(): raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
+        if lam.size and isinstance(lam, np.ndarray) and not (lam >= 0).all():  # CPU only, as in PyTorch (its CUDA kernel does not check)
+            raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
         return _draw(generator, x._device, 'poisson', lam, size=lam.shape).astype(lam.dtype)
 
 def bernoulli(input, p=None, *, generator=None, out=None):
@@ -3310,9 +3312,10 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
     if w.shape[-1] > 2 ** 24: raise RuntimeError("number of categories cannot exceed 2^24")
     if out is not None and out._data.dtype != np.int64: raise RuntimeError(f"multinomial expects Long tensor out, got: {_type_name(out._data.dtype)}")
     rows = w.reshape(-1, w.shape[-1])
-    _check_weights(rows, num_samples, replacement)
     draw = _with_replacement if replacement else _without_replacement
-    with device_context(input._device): idx = draw(rows, num_samples, generator, input._device).astype(np.int64)
+    with device_context(input._device):
+        _check_weights(rows, num_samples, replacement)
+        idx = draw(rows, num_samples, generator, input._device).astype(np.int64)
     return _into(out, _wrap(idx.reshape(w.shape[:-1] + (num_samples,)), input._device), input)
 
 Tensor.multinomial = multinomial
@@ -3320,7 +3323,8 @@ Tensor.multinomial = multinomial
 # %% ../nbs/03h_sampling.ipynb #14986ad6
 def _check_std(std):
     if isinstance(std, Tensor):
-        if std._data.size and not (std._data >= 0).all(): raise RuntimeError("normal expects all elements of std >= 0.0")
+        with device_context(std._device): bad = std._data.size and not (std._data >= 0).all()  # one sync on a GPU, as in PyTorch
+        if bad: raise RuntimeError("normal expects all elements of std >= 0.0")
     elif std < 0: raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
 
 class Normal(_Sample):

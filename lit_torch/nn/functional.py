@@ -1977,6 +1977,7 @@ def lp_pool3d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
 # %% ../../nbs/07j_loss.ipynb #a0b1c002
 from .._C import device_context
 from ..autograd.grad_mode import no_grad
+from ..shape_ops import _add_at
 
 # %% ../../nbs/07j_loss.ipynb #a0b1c004
 _REDUCTION_ENUM = {'none': 0, 'mean': 1, 'sum': 2}
