@@ -93,7 +93,7 @@ except Exception as e: print('mpi4py: unavailable', e)
 import lit_torch as lt
 print('lit_torch', lt.__file__, '| cuda available', lt.cuda.is_available(), '| devices', lt.cuda.device_count())
 EOF
-step env 20 bash -c "nvidia-smi; \"$PY\" \"$WORK/env.py\""
+step env 30 bash -c "nvidia-smi; \"$PY\" \"$WORK/env.py\""
 
 CUDA_TESTS="tests/test_cuda.py tests/test_cuda_distributed.py tests/test_devices.py tests/test_backend.py
   tests/test_transformer.py::test_transformer_on_device tests/test_data_parallel.py::test_cuda_same_as_plain"
@@ -169,7 +169,7 @@ step dates_lit_torch 50 "$PY" "$WORK/dates.py" "$OUT"
 step dates_torch 20 env DATES_TORCH=1 "$PY" "$WORK/dates.py" "$OUT"
 
 # -v: one line per test in the log, so a step cut short by its limit still says how far it got
-step tests_nn 100 "$PY" -m pytest -v -p no:cacheprovider -rfEX --durations=10 --junitxml="$OUT/tests_nn.xml" tests/test_cuda_nn.py
+step tests_nn 90 "$PY" -m pytest -v -p no:cacheprovider -rfEX --durations=10 --junitxml="$OUT/tests_nn.xml" tests/test_cuda_nn.py
 
 echo "gpu_check: $(( $(date +%s) - START ))s in all; logs in $OUT" | tee -a "$SUMMARY"
 exit 0
