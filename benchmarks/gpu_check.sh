@@ -3,17 +3,24 @@
 #
 #   OUT=/some/dir bash benchmarks/gpu_check.sh        # everything lands in $OUT (default ./gpu_out)
 #
-# Steps, each with its own time limit, all within GPU_CHECK_BUDGET seconds (default 450, so the whole check ends
-# in under 8 minutes); a step that fails or times out is recorded and the next one runs:
+# Steps, each with its own time limit (the limits add up to the budget), all within GPU_CHECK_BUDGET seconds (default
+# 450, so the whole check ends in under 8 minutes); a step that fails or times out is recorded and the next one runs:
 #   env               nvidia-smi, Python, torch, CuPy, NCCL, mpi4py versions
-#   tests             the CUDA tests against the real CuPy (emulation off): the same files `make test-cuda-emulated` runs
+#   tests             the CUDA tests against the real CuPy (emulation off): test_cuda.py, test_cuda_distributed.py and the
+#                     other device tests `make test-cuda-emulated` runs (test_fake_cupy.py aside: it tests the emulation)
 #   sync_detect       each layer's forward/backward and a training step under cupyx.allow_synchronize(False)
 #   bench_transformer benchmarks/bench_transformer.py --device cuda (float32, torch's TF32 off), ratios to torch
 #   bench_nn          benchmarks/bench_nn.py --device cuda
+#   bench_rnn         benchmarks/bench_rnn.py --device cuda --rounds 1 (LSTM, word LM, GRU, packed LSTM)
 #   dates_lit_torch   the date demo (examples/train_dates.py) on the GPU for 200 steps, then the same on torch
 #   dates_torch
-# Needs python3 with torch (CUDA), cupy, numpy, pytest, safetensors (mpi4py + mpiexec for the distributed tests).
-# lit_torch comes from this checkout through PYTHONPATH; nothing is installed. $OUT/summary.txt has one line per step.
+#   tests_nn          tests/test_cuda_nn.py: every nn class, packed RNNs, every optimizer on cuda:0 (one GPU: the cuda:1
+#                     cases skip); last, as it is the longest (CuPy compiles each new kernel on first use)
+# Needs python3 with torch (CUDA), cupy, numpy, pytest, safetensors (mpi4py + mpiexec for the distributed tests); no
+# network. tqdm and expecttest (torch's module_db needs it) get stand-ins when missing. lit_torch comes from this
+# checkout through PYTHONPATH; nothing is installed. Everything the check writes is under $OUT: one log per step,
+# tests.xml and tests_nn.xml (JUnit), the demo's plots, and summary.txt with one line per step. CuPy's kernel cache,
+# matplotlib's config and Python's bytecode go to a temporary folder that is removed at the end.
 set -u
 cd "$(dirname "$0")/.."
 ROOT="$PWD"
@@ -27,10 +34,11 @@ SUMMARY="$OUT/summary.txt"
 unset LIT_TORCH_EMULATE_CUDA
 WORK="$(mktemp -d)"
 trap 'rm -rf "$WORK"' EXIT
+export CUPY_CACHE_DIR="$WORK/cupy_cache" MPLCONFIGDIR="$WORK/mpl" PYTHONPYCACHEPREFIX="$WORK/pycache" MPLBACKEND=Agg
+mkdir -p "$WORK/shim"
 
 # tqdm is only a progress bar for the date demo: a stand-in when it is missing (the machine has no network)
 if ! "$PY" -c 'import tqdm' 2>/dev/null; then
-  mkdir -p "$WORK/shim"
   cat > "$WORK/shim/tqdm.py" <<'EOF'
 class tqdm:
     "A silent stand-in for tqdm's bar (gpu_check.sh)."
@@ -40,8 +48,18 @@ class tqdm:
     def write(self, s): print(s)
     def close(self): pass
 EOF
-  export PYTHONPATH="$WORK/shim${PYTHONPATH:+:$PYTHONPATH}"
 fi
+# expecttest: torch.testing._internal.common_utils imports it for its TestCase base class (module_db needs it)
+if ! "$PY" -c 'import expecttest' 2>/dev/null; then
+  cat > "$WORK/shim/expecttest.py" <<'EOF'
+"A stand-in for expecttest (gpu_check.sh): what torch.testing._internal.common_utils uses of it at import."
+import unittest
+ACCEPT = False
+class TestCase(unittest.TestCase):
+    def assertExpectedInline(self, actual, expect, skip=0): self.assertEqual(actual, expect)
+EOF
+fi
+export PYTHONPATH="$WORK/shim${PYTHONPATH:+:$PYTHONPATH}"
 export PYTHONPATH="$ROOT${PYTHONPATH:+:$PYTHONPATH}"
 export PYTHONUNBUFFERED=1
 
@@ -80,7 +98,7 @@ step env 30 bash -c "nvidia-smi; \"$PY\" \"$WORK/env.py\""
 CUDA_TESTS="tests/test_cuda.py tests/test_cuda_distributed.py tests/test_devices.py tests/test_backend.py
   tests/test_transformer.py::test_transformer_on_device tests/test_data_parallel.py::test_cuda_same_as_plain"
 # shellcheck disable=SC2086
-step tests 200 "$PY" -m pytest -q -p no:cacheprovider -rfEXx --durations=15 --junitxml="$OUT/tests.xml" $CUDA_TESTS
+step tests 100 "$PY" -m pytest -q -p no:cacheprovider -rfEXx --durations=15 --junitxml="$OUT/tests.xml" $CUDA_TESTS
 
 cat > "$WORK/sync_detect.py" <<'EOF'
 "Which layers make the host wait for the GPU? Each runs under cupyx.allow_synchronize(False); a sync raises there."
@@ -126,10 +144,11 @@ for guarded in (False, True):
         print('training step (cross_entropy, AdamW): SYNC at ' + (f'{where[-1].filename.split("lit_torch/")[-1]}:{where[-1].lineno}' if where else '?'))
 print('done')
 EOF
-step sync_detect 60 "$PY" "$WORK/sync_detect.py"
+step sync_detect 30 "$PY" "$WORK/sync_detect.py"
 
-step bench_transformer 90 "$PY" benchmarks/bench_transformer.py --device cuda
-step bench_nn 60 "$PY" benchmarks/bench_nn.py --device cuda
+step bench_transformer 50 "$PY" benchmarks/bench_transformer.py --device cuda
+step bench_nn 40 "$PY" benchmarks/bench_nn.py --device cuda
+step bench_rnn 40 "$PY" benchmarks/bench_rnn.py --device cuda --rounds 1
 
 cat > "$WORK/dates.py" <<'EOF'
 "The date demo on the GPU for one epoch of 200 steps (DATES_TORCH=1: on torch), with the loss, accuracy and ms/step it reached."
@@ -146,8 +165,11 @@ r = ex['main'](epochs=1, n_train=12800, device='cuda', progress=False, num_worke
 print(f"{lib}: {r['steps']} steps, first loss {r['losses'][0]:.3f}, last {sum(r['losses'][-20:]) / 20:.3f}, "
       f"held-out exact match {r['acc']:.2%}, {1000 * r['train_time'] / r['steps']:.1f} ms/step, {r['wall']:.1f} s in all")
 EOF
-step dates_lit_torch 90 "$PY" "$WORK/dates.py" "$OUT"
-step dates_torch 45 env DATES_TORCH=1 "$PY" "$WORK/dates.py" "$OUT"
+step dates_lit_torch 50 "$PY" "$WORK/dates.py" "$OUT"
+step dates_torch 20 env DATES_TORCH=1 "$PY" "$WORK/dates.py" "$OUT"
+
+# -v: one line per test in the log, so a step cut short by its limit still says how far it got
+step tests_nn 90 "$PY" -m pytest -v -p no:cacheprovider -rfEX --durations=10 --junitxml="$OUT/tests_nn.xml" tests/test_cuda_nn.py
 
 echo "gpu_check: $(( $(date +%s) - START ))s in all; logs in $OUT" | tee -a "$SUMMARY"
 exit 0

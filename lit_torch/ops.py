@@ -3239,7 +3239,8 @@ class _Sample(Function):
 
 def _probabilities(p):
     if p.dtype.kind != 'f': raise NotImplementedError(f"\"bernoulli_tensor_cpu_p_\" not implemented for '{_type_name(p.dtype)}'")
-    if p.size and not ((p >= 0) & (p <= 1)).all(): raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.")
+    if p.size and isinstance(p, np.ndarray) and not ((p >= 0) & (p <= 1)).all():  # CPU only: on a GPU asking would sync
+        raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.")
     return p
 
 class Bernoulli(_Sample):
@@ -3266,7 +3267,8 @@ class Poisson(_Sample):
     def sample(x, generator):
         lam = x._data
         if lam.dtype.kind != 'f': raise NotImplementedError(f"\"poisson_cpu\" not implemented for '{_type_name(lam.dtype)}'")
-        if lam.size and not (lam >= 0).all(): raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
+        if lam.size and isinstance(lam, np.ndarray) and not (lam >= 0).all():  # CPU only, as in PyTorch (its CUDA kernel does not check)
+            raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
         return _draw(generator, x._device, 'poisson', lam, size=lam.shape).astype(lam.dtype)
 
 def bernoulli(input, p=None, *, generator=None, out=None):
@@ -3310,9 +3312,10 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
     if w.shape[-1] > 2 ** 24: raise RuntimeError("number of categories cannot exceed 2^24")
     if out is not None and out._data.dtype != np.int64: raise RuntimeError(f"multinomial expects Long tensor out, got: {_type_name(out._data.dtype)}")
     rows = w.reshape(-1, w.shape[-1])
-    _check_weights(rows, num_samples, replacement)
     draw = _with_replacement if replacement else _without_replacement
-    with device_context(input._device): idx = draw(rows, num_samples, generator, input._device).astype(np.int64)
+    with device_context(input._device):
+        _check_weights(rows, num_samples, replacement)
+        idx = draw(rows, num_samples, generator, input._device).astype(np.int64)
     return _into(out, _wrap(idx.reshape(w.shape[:-1] + (num_samples,)), input._device), input)
 
 Tensor.multinomial = multinomial
@@ -3320,7 +3323,8 @@ Tensor.multinomial = multinomial
 # %% ../nbs/03h_sampling.ipynb #14986ad6
 def _check_std(std):
     if isinstance(std, Tensor):
-        if std._data.size and not (std._data >= 0).all(): raise RuntimeError("normal expects all elements of std >= 0.0")
+        with device_context(std._device): bad = std._data.size and not (std._data >= 0).all()  # one sync on a GPU, as in PyTorch
+        if bad: raise RuntimeError("normal expects all elements of std >= 0.0")
     elif std < 0: raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
 
 class Normal(_Sample):
@@ -4184,7 +4188,7 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
     return f(input, normalized_shape, weight, eps)
 
 # %% ../nbs/07g_activation.ipynb #a7c1e201
-from ._C import default_generator_for
+from ._C import default_generator_for, device_context
 from .autograd.grad_mode import _grad_mode
 
 # %% ../nbs/07g_activation.ipynb #a7c1e204
@@ -4292,8 +4296,9 @@ def rrelu(input, lower=1. / 8, upper=1. / 3, training=False, generator=None):
     if lower > upper: raise RuntimeError("Lower bound should be less than or equal to the upper bound")
     a = input._data
     _check_pointwise(input, 'rrelu_with_noise_out_cpu')
-    slope = _uniform(input, lower, upper, generator) if training else a.dtype.type((lower + upper) / 2)
-    return RreluWithNoise.apply(input, get_array_module(a).where(a > 0, a.dtype.type(1), slope))
+    with device_context(input.device):  # the slopes are drawn on the input's GPU, from its generator
+        slope = _uniform(input, lower, upper, generator) if training else a.dtype.type((lower + upper) / 2)
+        return RreluWithNoise.apply(input, get_array_module(a).where(a > 0, a.dtype.type(1), slope))
 
 def rrelu_(input, lower=1. / 8, upper=1. / 3, training=False, generator=None):
     "`rrelu`, overwriting `input`."
@@ -4427,6 +4432,7 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
 
 # %% ../nbs/07j_loss.ipynb #a0b1c001
 import math
+from ._C import device_context
 
 # %% ../nbs/07j_loss.ipynb #a0b1c003
 def _apply_reduction(t, reduction):
@@ -4436,7 +4442,7 @@ def _apply_reduction(t, reduction):
 # %% ../nbs/07j_loss.ipynb #a0b1c009
 def _xlogx(t):
     "`t·log t` with `0·log 0 = 0` (xlogy(t, t)), differentiable."
-    zero = _const((t._data == 0).astype(t._data.dtype), t)
+    with device_context(t._device): zero = _const((t._data == 0).astype(t._data.dtype), t)
     return t * (t + zero).log()
 
 def kl_div(input, target, reduction=1, *, log_target=False):
@@ -4598,7 +4604,11 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
     if not 0 <= blank < C: raise RuntimeError("blank must be in label range")
     if len(il) != N: raise RuntimeError("input_lengths must be of size batch_size")
     if len(tl) != N: raise RuntimeError("target_lengths must be of size batch_size")
-    xp, t = get_array_module(log_probs._data), targets._data
+    with device_context(log_probs._device): return _ctc_loss_on_device(log_probs, targets, il, tl, blank, reduction, zero_infinity)
+
+def _ctc_loss_on_device(log_probs, targets, il, tl, blank, reduction, zero_infinity):
+    "The lattice's inputs (extended targets, lengths) made on the current device, which is `log_probs`'s, and the loss."
+    (T, N, C), xp, t = log_probs.shape, get_array_module(log_probs._data), targets._data
     S = builtins.max(tl + [0])
     if t.ndim == 1:
         if t.shape[0] != builtins.sum(tl):

@@ -512,3 +512,66 @@ def test_layer_forward_backward_never_syncs(name):
         out.sum().backward()
     assert log.syncs == 0, log
     assert log.count('numpy') == 0, log    # no stray NumPy function on a device array (CuPy would serve it, slowly)
+
+# ---------------------------------------------------------------------------------------------------- sampling
+def _x(device, *shape, fill=None, dtype=lt.float32):
+    t = lt.empty(*shape, dtype=dtype, device=device)
+    return t if fill is None else t.fill_(fill)
+
+# name -> (draw on a device, a check of the values on the host). Each draw runs on the CPU too: same shape and dtype.
+SAMPLERS = {
+    'bernoulli': (lambda d: lt.bernoulli(lt.tensor(np.linspace(0, 1, 12, dtype=np.float32), device=d)), lambda a: set(np.unique(a)) <= {0, 1}),
+    'bernoulli_p': (lambda d: lt.bernoulli(_x(d, 3, 4), 0.3), lambda a: set(np.unique(a)) <= {0, 1}),
+    'bernoulli_': (lambda d: _x(d, 3, 4).bernoulli_(lt.full((4,), 0.5, device=d)), lambda a: set(np.unique(a)) <= {0, 1}),
+    'multinomial': (lambda d: lt.multinomial(lt.tensor(np.arange(1, 9, dtype=np.float32).reshape(2, 4), device=d), 3),
+                    lambda a: all(len(set(r)) == 3 for r in a) and a.max() < 4),
+    'multinomial_replacement': (lambda d: lt.tensor([0., 1., 3.], device=d).multinomial(20, replacement=True),
+                                lambda a: a.min() >= 1 and a.max() <= 2),
+    'normal_tensors': (lambda d: lt.normal(lt.zeros(50, device=d), lt.full((50,), 2., device=d)), lambda a: a.std() > 0.5),
+    'normal_mean_tensor': (lambda d: lt.normal(lt.full((3, 5), 10., device=d, dtype=lt.float64)), lambda a: abs(a.mean() - 10) < 3),
+    'normal_size': (lambda d: lt.normal(2., 3., (4, 5), device=d), lambda a: a.std() > 0.5),
+    'poisson': (lambda d: lt.poisson(lt.full((100,), 4., device=d)), lambda a: (a == np.round(a)).all() and a.min() >= 0),
+    'uniform_': (lambda d: _x(d, 100).uniform_(-2, 3), lambda a: a.min() >= -2 and a.max() < 3),
+    'normal_': (lambda d: _x(d, 100, dtype=lt.float64).normal_(1., 0.1), lambda a: abs(a.mean() - 1) < 0.1),
+    'exponential_': (lambda d: _x(d, 100).exponential_(2.), lambda a: a.min() >= 0 and 0.2 < a.mean() < 1),
+    'geometric_': (lambda d: _x(d, 100).geometric_(0.3), lambda a: (a == np.round(a)).all() and a.min() >= 1),
+    'geometric_int': (lambda d: _x(d, 100, dtype=lt.int64).geometric_(0.5), lambda a: a.min() >= 1),
+    'cauchy_': (lambda d: _x(d, 100).cauchy_(1., 0.5), lambda a: np.isfinite(a).all()),
+    'log_normal_': (lambda d: _x(d, 100).log_normal_(0., 0.5), lambda a: a.min() > 0),
+    'random_': (lambda d: _x(d, 100, dtype=lt.int32).random_(), lambda a: a.min() >= 0),
+    'random_to': (lambda d: _x(d, 100, dtype=lt.int64).random_(7), lambda a: a.min() >= 0 and a.max() < 7),
+    'random_from_to': (lambda d: _x(d, 100).random_(-3, 4), lambda a: a.min() >= -3 and a.max() < 4 and (a == np.round(a)).all()),
+    'randperm': (lambda d: lt.randperm(20, device=d), lambda a: sorted(a.tolist()) == list(range(20))),
+    'randperm_int32': (lambda d: lt.randperm(7, dtype=lt.int32, device=d), lambda a: sorted(a.tolist()) == list(range(7))),
+    'randint_like': (lambda d: lt.randint_like(_x(d, 4, 5, dtype=lt.int16), 3, 9), lambda a: a.min() >= 3 and a.max() < 9),
+    'randint_like_float': (lambda d: lt.randint_like(_x(d, 10), 5), lambda a: a.min() >= 0 and a.max() < 5),
+    'rand_like': (lambda d: lt.rand_like(_x(d, 10, dtype=lt.float64)), lambda a: a.min() >= 0 and a.max() < 1),
+    'randn': (lambda d: lt.randn(3, 4, device=d, generator=lt.Generator(d).manual_seed(5)), lambda a: a.std() > 0.1),
+}
+# Host syncs a sampler makes on a GPU: name -> (at most, reason).
+SAMPLER_SYNCS = {
+    'multinomial': (2, "as torch: without replacement, ATen's multinomial asks on the host whether the weights are finite "
+                       "and non-negative and whether a row sums to 0 (two .item() calls)"),
+    'multinomial_replacement': (2, "lit_torch limitation: the same two checks (torch's CUDA kernel asserts on the device instead)"),
+    'normal_tensors': (1, "as torch: normal(mean, std) checks std.min() >= 0 on the host"),
+}
+
+@pytest.mark.parametrize('device', CUDA)
+@pytest.mark.parametrize('name', list(SAMPLERS))
+def test_sampling_on_device(name, device):
+    "Each sampling op draws on the tensor's own GPU, from that GPU's generator: the CPU's dtype and shape, no NumPy call."
+    draw, check = SAMPLERS[name]
+    ref = draw('cpu')
+    lt.manual_seed(0)
+    if emulated():
+        from cupy import _emulation
+        with _emulation.count_syncs() as log: out = draw(device)
+    else: out, log = draw(device), None
+    on_device(device, out)
+    assert out.dtype == ref.dtype and tuple(out.shape) == tuple(ref.shape), (out.dtype, out.shape, ref.dtype, ref.shape)
+    assert check(host(out)), host(out)
+    lt.manual_seed(0)
+    np.testing.assert_array_equal(host(draw(device)), host(out))      # the device's default generator is seeded by manual_seed
+    if log is not None:
+        assert log.syncs <= SAMPLER_SYNCS.get(name, (0,))[0], log
+        assert log.count('numpy') == 0, log

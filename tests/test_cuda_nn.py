@@ -37,7 +37,9 @@ def emulated():
 NOT_HERE = {'Module': 'the base class: nothing to run', 'ModuleDict': 'a container without forward',
             'ModuleList': 'a container without forward', 'ParameterDict': 'a container without forward',
             'ParameterList': 'a container without forward',
-            'DataParallel': 'test_cuda.py::test_data_parallel_over_two_gpus and test_data_parallel.py run it on two GPUs'}
+            'DataParallel': 'test_cuda.py::test_data_parallel_over_two_gpus and test_data_parallel.py run it on two GPUs',
+            'RNNBase': 'the base of RNN, LSTM and GRU: no forward of its own (as in torch)',
+            'RNNCellBase': 'the base of the cells: no forward of its own (as in torch)'}
 
 def R(*shape, seed=0):
     a = np.random.default_rng(seed).standard_normal(shape)
@@ -113,25 +115,9 @@ SYNCS = {
     'EmbeddingBag': (7, "lit_torch limitation: the offsets checks (int(off[0]), int(off[-1])) and the bags' boolean masks "
                         "and bincount (data-dependent shapes) read back; torch's kernel does not"),
 }
-# Known failures on cuda:1 (cuda:0 current): name -> reason, each a function that makes arrays outside its tensors'
-# device context (BUG device-guard in tests/fake_cupy/BUGS.md). Strict xfails: a fix shows up as XPASS.
-_NG = 'BUG device-guard: on cuda:1 with cuda:0 current, '
-KNOWN_CUDA1 = {
-    'CTCLoss': _NG + 'ops.ctc_loss (07j_loss) fills its extended targets (ext[:, 1::2] = tg) before apply',
-    'EmbeddingBag': _NG + 'nn.functional._embedding_bag (07c_sparse) computes bags and sizes (searchsorted, bincount) before apply',
-    'KLDivLoss': _NG + 'ops.kl_div (07j_loss) makes its zero mask (t._data == 0) before apply',
-    'LocalResponseNorm': _NG + 'F.local_response_norm (07e_normalization) makes an array before apply',
-    'MaxUnpool1d': _NG + 'nn.functional._max_unpool (07i_pooling) checks and flattens indices before apply',
-    'MaxUnpool2d': _NG + 'nn.functional._max_unpool (07i_pooling) checks and flattens indices before apply',
-    'MaxUnpool3d': _NG + 'nn.functional._max_unpool (07i_pooling) checks and flattens indices before apply',
-    'MultiLabelMarginLoss': _NG + 'F.multilabel_margin_loss (07j_loss) builds its target masks before apply',
-    'MultiMarginLoss': _NG + 'F.multi_margin_loss (07j_loss) builds its class mask (xp.arange(C) != t) before apply',
-    'MultiheadAttention': _NG + 'F.multi_head_attention_forward (10_attention) makes an array outside a context',
-    'RReLU': _NG + 'ops rrelu (07g_activation) draws its slopes from the cuda:1 generator with cuda:0 current',
-    **{n: _NG + 'the Lazy modules materialize their parameters (nn/init.py constant_/normal_ write) outside the parameter\'s '
-       'device context' for n in ('LazyBatchNorm1d', 'LazyBatchNorm2d', 'LazyBatchNorm3d', 'LazyInstanceNorm1d',
-                                 'LazyInstanceNorm2d', 'LazyInstanceNorm3d')},
-}
+# Known failures on cuda:1 (cuda:0 current): name -> reason (a strict xfail, so a fix shows up as XPASS). None left:
+# the device-guard sites (BUG device-guard in tests/fake_cupy/BUGS.md) are fixed.
+KNOWN_CUDA1 = {}
 
 MODULES = sorted(n for n in dir(lnn) if not n.startswith("_") and inspect.isclass(getattr(lnn, n)) and issubclass(getattr(lnn, n), lnn.Module))
 DB = {info.module_cls.__name__: info for info in module_db if info.name == f'nn.{info.module_cls.__name__}'}
@@ -146,11 +132,14 @@ def _spec(name):
     s = next(s for s in samples if all(isinstance(x, torch.Tensor) for x in flat(list(s.forward_input.args)))
              and any(isinstance(x, torch.Tensor) for x in flat(list(s.forward_input.args))))
     c = s.constructor_input
-    arr = lambda x: x.detach().numpy().copy() if isinstance(x, torch.Tensor) else x
+    def arr(x):
+        if isinstance(x, (tuple, list)): return type(x)(arr(v) for v in x)   # LSTMCell's (h, c)
+        return x.detach().numpy().copy() if isinstance(x, torch.Tensor) else x
     return ((lambda: getattr(lnn, name)(*to_lit(c.args, {}), **to_lit(c.kwargs, {}))),
             [arr(x) for x in s.forward_input.args], {k: arr(v) for k, v in s.forward_input.kwargs.items()}, 'train')
 
 def _tensor(a, device):
+    if isinstance(a, (tuple, list)): return type(a)(_tensor(v, device) for v in a)
     if not isinstance(a, np.ndarray): return a
     return lt.tensor(a, device=device, requires_grad=a.dtype.kind == 'f')
 
@@ -174,7 +163,7 @@ def _run(make, inputs, kwargs, mode, device, count=False):
         from cupy import _emulation
         with _emulation.count_syncs() as log: outs = step()
     else: outs = step()
-    grads = [x.grad for x in xs if isinstance(x, lt.Tensor) and x.requires_grad]
+    grads = [x.grad for x in flat(xs) if isinstance(x, lt.Tensor) and x.requires_grad]
     pgrads = {k: p.grad for k, p in m.named_parameters()}
     return outs, grads, pgrads, dict(m.state_dict()), log
 
@@ -226,3 +215,98 @@ def test_module_on_device(name, device):
     if log is not None:
         assert log.syncs <= SYNCS.get(name, (0,))[0], log
         assert log.count('numpy') == 0, log    # no stray NumPy function on a device array
+
+
+# ---------------------------------------------------------------------------------------------------- recurrent layers, packed
+RNN_CASES = {'RNN': dict(num_layers=2, nonlinearity='relu'), 'LSTM': dict(num_layers=2, bidirectional=True),
+             'LSTM-proj': dict(proj_size=3), 'GRU': dict(bidirectional=True)}
+
+def _packed_run(name, device, count=False):
+    "Output data, h_n (and c_n), the input's and every parameter's gradient of one layer over a packed, unsorted batch."
+    from lit_torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
+    lt.manual_seed(0)
+    m = getattr(lnn, name.split('-')[0])(5, 4, **RNN_CASES[name]).to(device)
+    x = lt.tensor(R(6, 3, 5), device=device, requires_grad=True)
+    lengths = [4, 6, 2]                                # unsorted: the sort permutation runs on the device
+    def step():
+        packed = pack_padded_sequence(x, lengths, enforce_sorted=False)
+        out, state = m(packed)
+        padded, lens = pad_packed_sequence(out, total_length=6)
+        states = list(state) if isinstance(state, tuple) else [state]
+        ws = [lt.tensor(R(*t.shape, seed=3 + i), device=device) for i, t in enumerate([out.data, *states])]
+        lt.autograd.backward([out.data, *states], ws)
+        return [out.data, padded, *states], lens
+    if count:
+        from cupy import _emulation
+        with _emulation.count_syncs() as log: outs, lens = step()
+    else: outs, lens, log = *step(), None
+    return outs, lens, x.grad, {k: p.grad for k, p in m.named_parameters()}, log
+
+@pytest.mark.parametrize('device', ['cuda:0', pytest.param('cuda:1', marks=two_gpus)])
+@pytest.mark.parametrize('name', list(RNN_CASES))
+def test_recurrent_layer_packed_on_device(name, device):
+    """RNN, LSTM (with projections) and GRU over a PackedSequence on the GPU: the CPU's values, every tensor on its GPU, and
+    one sync, as in torch: pad_packed_sequence puts the CPU lengths back in the batch's order with `unsorted_indices.cpu()`."""
+    outs0, lens0, gx0, pg0, _ = _packed_run(name, 'cpu')
+    outs, lens, gx, pg, log = _packed_run(name, device, count=emulated())
+    assert lens.device == lt.device('cpu') and lens.tolist() == lens0.tolist()   # lengths stay on the CPU, as in torch
+    for i, (a, b) in enumerate(zip(outs0, outs)): on_device(device, b, f'output {i}'); same(f'output {i}', a, b, True)
+    on_device(device, gx, 'input grad'); same('input grad', gx0, gx, True)
+    assert list(pg) == list(pg0)
+    for k in pg0: on_device(device, pg[k], f'{k} grad'); same(f'{k} grad', pg0[k], pg[k], True)
+    if log is not None: assert log.syncs <= 1 and log.count('numpy') == 0, log
+
+# ---------------------------------------------------------------------------------------------------- optimizers
+# Host syncs an optimizer's step makes on a GPU, as torch's (foreach=False, capturable=False) does: name -> (syncs per
+# step, reason). torch keeps `step` on the CPU for these, so step counting is free; what remains reads device values.
+OPT_SYNCS = {
+    'ASGD': (lambda n: n, "as torch: _single_tensor_asgd asks mu.item() != 1 for each parameter (mu lives on the device)"),
+    'LBFGS': (None, "as torch: the closure's loss and the convergence tests (float(loss), abs(...).max() <= tolerance, "
+                    "the strong-Wolfe line search) are read on the host"),
+}
+OPTIMIZERS = {'SGD': dict(lr=0.1, momentum=0.9, nesterov=True, weight_decay=0.01), 'Adam': dict(lr=0.01, amsgrad=True),
+              'AdamW': dict(lr=0.01), 'Adadelta': dict(lr=1.0, weight_decay=0.01), 'Adagrad': dict(lr=0.1, lr_decay=0.01),
+              'Adamax': dict(lr=0.01), 'NAdam': dict(lr=0.01, decoupled_weight_decay=True, weight_decay=0.01),
+              'RAdam': dict(lr=0.01), 'RMSprop': dict(lr=0.01, momentum=0.9, centered=True), 'Rprop': dict(lr=0.01),
+              'ASGD': dict(lr=0.01, t0=1), 'LBFGS': dict(lr=0.5, max_iter=3, line_search_fn='strong_wolfe')}
+
+def _optim_run(name, device, steps=3, count=False):
+    "The parameters and the optimizer's state after `steps` steps of a small regression on `device` (and the sync logs)."
+    lt.manual_seed(0)
+    m = lnn.Sequential(lnn.Linear(5, 4), lnn.Tanh(), lnn.Linear(4, 1)).to(device)
+    opt = getattr(lt.optim, name)(m.parameters(), **OPTIMIZERS[name])
+    x, y = lt.tensor(R(8, 5), device=device), lt.tensor(R(8, 1, seed=1), device=device)
+    def closure():
+        opt.zero_grad()
+        loss = ((m(x) - y) ** 2).mean()
+        loss.backward()
+        return loss
+    logs = []
+    for _ in range(steps):
+        if name == 'LBFGS': opt.step(closure); continue
+        closure()
+        if count:
+            from cupy import _emulation
+            with _emulation.count_syncs() as log: opt.step()
+            logs.append(log)
+        else: opt.step()
+    return list(m.parameters()), opt.state_dict()['state'], logs
+
+@pytest.mark.parametrize('device', ['cuda:0', pytest.param('cuda:1', marks=two_gpus)])
+@pytest.mark.parametrize('name', list(OPTIMIZERS))
+def test_optimizer_steps_on_device(name, device):
+    "Each optimizer steps parameters on the GPU as on the CPU; its state lives on the parameters' GPU; no sync torch would not make."
+    p0, s0, _ = _optim_run(name, 'cpu')
+    ps, state, logs = _optim_run(name, device, count=emulated())
+    for i, (a, b) in enumerate(zip(p0, ps)): on_device(device, b, f'param {i}'); same(f'param {i}', a, b, True)
+    assert list(state) == list(s0)
+    for k in s0:
+        assert list(state[k]) == list(s0[k]), f'state {k}: keys {list(state[k])}, on the CPU {list(s0[k])}'
+        for key, v in state[k].items():
+            if not isinstance(v, lt.Tensor): continue
+            if s0[k][key].device == lt.device('cpu') and v.device == lt.device('cpu'): continue   # torch's CPU `step`
+            on_device(device, v, f'state {k}.{key}'); same(f'state {k}.{key}', s0[k][key], v, True)
+    allowed = OPT_SYNCS.get(name, (lambda n: 0,))[0]
+    for log in logs:
+        if allowed is not None: assert log.syncs <= allowed(len(ps)), log
+        assert log.count('numpy') == 0, log

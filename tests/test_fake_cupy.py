@@ -101,11 +101,33 @@ def test_random_state_is_bound_to_its_device(fake_cupy):
         with pytest.raises(RuntimeError, match='belongs to device 0'): rs.standard_normal(2)
     assert sorted(rs.permutation(5).tolist()) == list(range(5)) and rs.randint(0, 3, (4,)).dtype == np.int64
 
+def test_random_state_has_cupys_distributions(fake_cupy):
+    "CuPy's documented distributions, with its parameter names, defaults and dtypes: floats are float32/64, counts int64."
+    cp = fake_cupy
+    rs = cp.random.RandomState(0)
+    g = rs.geometric(0.3, size=(50,))
+    assert g.dtype == np.int64 and g.device.id == 0 and int(g.min()) >= 1
+    assert rs.poisson(2.0, (3,)).dtype == np.int64 and rs.binomial(5, 0.5, 4).dtype == np.int64
+    x = rs.lognormal(1.0, 2.0, size=(3,), dtype=np.float32)
+    assert x.dtype == np.float32 and bool((x > 0).all())
+    assert rs.standard_cauchy((2, 2)).shape == (2, 2) and rs.standard_cauchy().shape == ()
+    assert rs.gamma(2.0, 1.0, (3,)).dtype == np.float64 and rs.gamma(shape=2.0, size=3, dtype=np.float32).dtype == np.float32
+    assert rs.beta(1, 2, 5).shape == (5,) and rs.exponential(0.5, size=2).shape == (2,) and rs.zipf(2.0, 3).dtype == np.int64
+    lam = cp.asarray(np.array([1.0, 5.0]))
+    assert rs.poisson(lam, lam.shape).shape == (2,)                          # device parameters broadcast
+    with pytest.raises(TypeError, match='Unsupported type'): rs.poisson(np.array([1.0, 2.0]), (2,))   # host ones do not
+    with pytest.raises(TypeError, match='float32 and float64'): rs.gamma(2.0, dtype=np.float16)
+    with pytest.raises(TypeError, match="missing required argument 'p'"): rs.geometric()
+    with pytest.raises(TypeError, match='unexpected keyword'): rs.lognormal(std=2.0)   # CuPy calls it sigma
+    assert cp.random.geometric(0.5, 3).shape == (3,) and cp.random.standard_cauchy(2).shape == (2,)
+    with cp.cuda.Device(1):
+        with pytest.raises(RuntimeError, match='belongs to device 0'): rs.geometric(0.5, 2)
+
 def test_what_is_not_emulated_says_so(fake_cupy):
     cp = fake_cupy
     with pytest.raises(AttributeError, match='not emulated'): cp.RawKernel
     with pytest.raises(AttributeError, match='has none either'): cp.no_such_function
-    with pytest.raises(AttributeError, match='not emulated'): cp.random.RandomState().beta(1, 2)
+    with pytest.raises(AttributeError, match='not emulated'): cp.random.RandomState().multivariate_normal([0.], [[1.]])
     with pytest.raises(TypeError, match='casting is not supported'): cp.ones(2).astype(np.int32, casting='unsafe')
 
 def test_empty_is_garbage(fake_cupy):

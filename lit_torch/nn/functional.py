@@ -1172,6 +1172,7 @@ def bilinear(input1, input2, weight, bias=None):
     return _bilinear(input1, input2, weight, bias)
 
 # %% ../../nbs/07c_sparse.ipynb #c7a1e001
+from .._C import device_context
 from ..shape_ops import _add_at
 
 # %% ../../nbs/07c_sparse.ipynb #c7a1e005
@@ -1240,20 +1241,21 @@ def _embedding_bag(weight, input, offsets, scale_grad_by_freq, mode, per_sample_
         raise RuntimeError(f"offsets[0] has to be 0, i.e., the first sequence in the mini-batch has to start from position 0. However, got {int(off[0])}")
     if off.size and int(off[-1]) > M:
         raise RuntimeError(f"offsets[-1] can not be greater than input's length {M} but got offsets[-1] of {int(off[-1])}")
-    starts = off[:-1] if include_last_offset else off
-    ends = xp.concatenate([starts[1:], xp.asarray([M], off.dtype)]) if starts.size else starts  # the last bag runs to the end, in both layouts
-    B = starts.shape[0]
-    bag = xp.searchsorted(starts, xp.arange(M), side='right') - 1
-    bag = xp.where((bag >= 0) & (xp.arange(M) < ends[xp.maximum(bag, 0)] if B else False), bag, -1)
-    if padding_idx is not None: bag = xp.where(idx == padding_idx, -1, bag)
-    rows = EmbeddingLookup.apply(weight, input, None, False)
-    if scale_grad_by_freq and mode != 'max': rows = _GradScale.apply(rows, _bag_freq_scale(idx, weight.shape[0], rows._data.dtype))
-    if per_sample_weights is not None: rows = rows * per_sample_weights.unsqueeze(1)
-    out = _BagReduce.apply(rows, bag, starts, mode)
-    size = xp.bincount(bag[bag >= 0], minlength=B)[:B] if B else xp.zeros(0, np.int64)
-    if mode == 'mean': out = out / _like(xp.maximum(size, 1).astype(out._data.dtype)[:, None], out)
-    if mode == 'sum': size = size * 0  # PyTorch fills bag_size for 'mean' and 'max' only
-    return out, _like(xp.maximum(bag, 0), input), _like(size.astype(np.int64), input), _like(xp.zeros(B, np.int64), input)
+    with device_context(weight.device):  # bags, sizes and the reduction on the weight's GPU
+        starts = off[:-1] if include_last_offset else off
+        ends = xp.concatenate([starts[1:], xp.asarray([M], off.dtype)]) if starts.size else starts  # the last bag runs to the end, in both layouts
+        B = starts.shape[0]
+        bag = xp.searchsorted(starts, xp.arange(M), side='right') - 1
+        bag = xp.where((bag >= 0) & (xp.arange(M) < ends[xp.maximum(bag, 0)] if B else False), bag, -1)
+        if padding_idx is not None: bag = xp.where(idx == padding_idx, -1, bag)
+        rows = EmbeddingLookup.apply(weight, input, None, False)
+        if scale_grad_by_freq and mode != 'max': rows = _GradScale.apply(rows, _bag_freq_scale(idx, weight.shape[0], rows._data.dtype))
+        if per_sample_weights is not None: rows = rows * per_sample_weights.unsqueeze(1)
+        out = _BagReduce.apply(rows, bag, starts, mode)
+        size = xp.bincount(bag[bag >= 0], minlength=B)[:B] if B else xp.zeros(0, np.int64)
+        if mode == 'mean': out = out / _like(xp.maximum(size, 1).astype(out._data.dtype)[:, None], out)
+        if mode == 'sum': size = size * 0  # PyTorch fills bag_size for 'mean' and 'max' only
+        return out, _like(xp.maximum(bag, 0), input), _like(size.astype(np.int64), input), _like(xp.zeros(B, np.int64), input)
 
 # %% ../../nbs/07c_sparse.ipynb #c7a1e007
 def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale_grad_by_freq=False, mode='mean', sparse=False,
@@ -1265,7 +1267,7 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
     if input.ndim == 2:
         if offsets is not None:
             raise ValueError(f"if input is 2D, then offsets has to be None, as input is treated is a mini-batch of fixed length sequences. However, found offsets of type {type(offsets)}")
-        offsets = _like(get_array_module(input._data).arange(0, input.numel(), input.shape[1]).astype(input._data.dtype), input)
+        with device_context(input.device): offsets = _like(get_array_module(input._data).arange(0, input.numel(), input.shape[1]).astype(input._data.dtype), input)
         include_last_offset, input = False, input.reshape(-1)
         if per_sample_weights is not None: per_sample_weights = per_sample_weights.reshape(-1)
     elif input.ndim == 1:
@@ -1333,6 +1335,7 @@ def dropout3d(input, p=0.5, training=True, inplace=False):
     return _dropout_impl(input, p, training, feature=True, inplace=inplace, batched=input.ndim == 5)
 
 # %% ../../nbs/07e_normalization.ipynb #e0a1e001
+from .._C import device_context
 from ..shape_ops import cat
 
 # %% ../../nbs/07e_normalization.ipynb #e0a1e004
@@ -1370,8 +1373,9 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
 def _channel_window_mean(a, size):
     "Mean over a window of `size` channels (dimension 1), zero-padded by size//2 before and (size-1)//2 after."
     lo, hi = size // 2, (size - 1) // 2
-    zeros = lambda n: _like(get_array_module(a._data).zeros(a.shape[:1] + (n,) + tuple(a.shape[2:]), a._data.dtype), a)
-    padded = cat([t for t, n in ((zeros(lo), lo), (a, 1), (zeros(hi), hi)) if n], 1)
+    with device_context(a.device):
+        zeros = lambda n: _like(get_array_module(a._data).zeros(a.shape[:1] + (n,) + tuple(a.shape[2:]), a._data.dtype), a)
+        padded = cat([t for t, n in ((zeros(lo), lo), (a, 1), (zeros(hi), hi)) if n], 1)
     C, acc = a.shape[1], None
     for i in range(size):
         s = padded.narrow(1, i, C)
@@ -1704,7 +1708,7 @@ def normalize(input, p=2., dim=1, eps=1e-12, out=None):
 # %% ../../nbs/07i_pooling.ipynb #4b7f1c20
 import numbers
 import numpy as np
-from .._C import get_array_module
+from .._C import device_context, get_array_module
 from ..autograd.function import Function
 
 # %% ../../nbs/07i_pooling.ipynb #b2e4d6f8
@@ -1935,10 +1939,10 @@ def _max_unpool(input, indices, kernel_size, stride, padding, output_size, nd):
         raise RuntimeError(f"Expected shape of indices to be same as that of the input tensor ({list(input.shape)}) but got indices tensor with shape: {list(indices.shape)}")
     sizes = [int(v) for v in _unpool_output_size(input, k, s, p, output_size)]
     i = indices._data
-    bad = (i < 0) | (i >= int(np.prod(sizes)))
-    if isinstance(i, np.ndarray) and bad.any(): raise RuntimeError(f"Found an invalid max index: {int(i[bad].ravel()[0])} (output volumes are of size {'x'.join(map(str, sizes))})")  # CPU only: on a GPU asking would sync
+    bad = ((i < 0) | (i >= int(np.prod(sizes)))) if isinstance(i, np.ndarray) else None
+    if bad is not None and bad.any(): raise RuntimeError(f"Found an invalid max index: {int(i[bad].ravel()[0])} (output volumes are of size {'x'.join(map(str, sizes))})")  # CPU only: on a GPU asking would sync
     x = input.reshape((-1,) + tuple(input.shape[input.ndim - nd:]))
-    out = MaxUnpool.apply(x, i.reshape(x.shape), tuple(sizes))
+    with device_context(input.device): out = MaxUnpool.apply(x, i.reshape(x.shape), tuple(sizes))
     return out.reshape(tuple(input.shape[:input.ndim - nd]) + tuple(sizes))
 
 def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
@@ -1971,6 +1975,7 @@ def lp_pool3d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
     return _lp_pool(input, norm_type, kernel_size, stride, ceil_mode, 3)
 
 # %% ../../nbs/07j_loss.ipynb #a0b1c002
+from .._C import device_context
 from ..autograd.grad_mode import no_grad
 from ..shape_ops import _add_at
 
@@ -2090,7 +2095,8 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
     z = _ops.relu(margin - x.gather(1, _like(t, x)) + x)
     if p == 2: z = z * z
     if weight is not None: z = z * weight.index_select(0, _like(t.reshape(-1), x)).unsqueeze(1)
-    loss = (z * _like((xp.arange(C) != t).astype(x._data.dtype), x)).sum(1) / C
+    with device_context(x.device): others = (xp.arange(C) != t).astype(x._data.dtype)
+    loss = (z * _like(others, x)).sum(1) / C
     return _reduce(loss if input.ndim == 2 else loss.reshape(()), reduction)
 
 # %% ../../nbs/07j_loss.ipynb #a0b1c016
@@ -2104,14 +2110,15 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
     t = target._data.reshape(N, C)
     xp = get_array_module(t)
     if t.size and isinstance(t, np.ndarray) and (int(t.min()) < -1 or int(t.max()) >= C): raise RuntimeError("argument #2 'target' is out of range")  # CPU only
-    neg = t < 0
-    valid = xp.arange(C) < xp.where(neg.any(1), neg.argmax(1), C)[:, None]  # the targets before the first -1
-    idx = xp.where(valid, t, 0)
-    hits = xp.zeros((N, C), np.int64)  # a scatter of the valid targets: a boolean mask would sync on a GPU
-    _add_at(hits, (xp.broadcast_to(xp.arange(N)[:, None], (N, C)), idx), valid.astype(np.int64))
-    is_target = hits > 0
+    with device_context(x.device):
+        neg = t < 0
+        valid = xp.arange(C) < xp.where(neg.any(1), neg.argmax(1), C)[:, None]  # the targets before the first -1
+        idx = xp.where(valid, t, 0)
+        hits = xp.zeros((N, C), np.int64)  # a scatter of the valid targets: a boolean mask would sync on a GPU
+        _add_at(hits, (xp.broadcast_to(xp.arange(N)[:, None], (N, C)), idx), valid.astype(np.int64))
+        pairs = (valid[:, :, None] & ~(hits > 0)[:, None, :]).astype(x._data.dtype)
     margins = _ops.relu(1 - x.gather(1, _like(idx, x)).unsqueeze(2) + x.unsqueeze(1))  # (N, target j, class i)
-    loss = (margins * _like((valid[:, :, None] & ~is_target[:, None, :]).astype(x._data.dtype), x)).sum((1, 2)) / C
+    loss = (margins * _like(pairs, x)).sum((1, 2)) / C
     return _reduce(loss if input.ndim == 2 else loss.reshape(()), reduction)
 
 # %% ../../nbs/07j_loss.ipynb #a0b1c019
@@ -3077,7 +3084,7 @@ def _mha(query, key, value, embed_dim_to_check, num_heads, in_proj_weight, in_pr
     k = heads(k) if static_k is None else _static(static_k, 'k', bsz, num_heads, head_dim)
     v = heads(v) if static_v is None else _static(static_v, 'v', bsz, num_heads, head_dim)
     if add_zero_attn:
-        zeros = _wrap(get_array_module(k._data).zeros((bsz, num_heads, 1, head_dim), k._data.dtype), k._device)
+        with device_context(k.device): zeros = _wrap(get_array_module(k._data).zeros((bsz, num_heads, 1, head_dim), k._data.dtype), k._device)
         k, v = cat([k, zeros], 2), cat([v, zeros.to(v.dtype)], 2)
         if attn_mask is not None: attn_mask = _pad_last(attn_mask)
         if key_padding_mask is not None: key_padding_mask = _pad_last(key_padding_mask)

@@ -64,7 +64,7 @@ def normal_(tensor, mean=0.0, std=1.0, generator=None):
 
 def constant_(tensor, val):
     "Fill `tensor` with `val`."
-    tensor._data[...] = val
+    with device_context(tensor._device): tensor._data[...] = val
     tensor._version[0] += 1
     return tensor
 

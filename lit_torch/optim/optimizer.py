@@ -8,7 +8,7 @@ __all__ = ['required', 'Optimizer']
 # %% ../../nbs/08_optim.ipynb #29ddf4c7
 import numpy as np
 from collections import defaultdict
-from .._C import _cpu, float64, get_array_module, get_default_dtype
+from .._C import _cpu, device_context, float64, get_array_module, get_default_dtype
 from .._tensor import Tensor, _wrap
 
 # %% ../../nbs/08_optim.ipynb #e23eb3e5
@@ -128,7 +128,7 @@ def _scalar_state(value=0.0):
 def _state_like(p, fill=0.0):
     "A state tensor shaped, typed and placed like parameter `p`, filled with `fill`."
     xp = get_array_module(p._data)
-    return _wrap(xp.full_like(p._data, fill), p._device)
+    with device_context(p._device): return _wrap(xp.full_like(p._data, fill), p._device)
 
 def _touch(p, state):
     "Record that the step wrote `p` and its state tensors in place (their version counters move on)."

@@ -66,8 +66,14 @@ def _layer_composite(x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, mode, batch_sizes,
 # %% ../../../nbs/15a_rnn_layers.ipynb #b616a79f
 def _per_gate(values, H, dtype, xp):
     "A row vector that holds `values[j]` in the H columns of gate j."
-    v = np.repeat(np.array(values, dtype), H)
-    return v if xp is np else xp.asarray(v)
+    if xp is np: return np.repeat(np.array(values, dtype), H)
+    v = xp.empty(len(values) * H, dtype)
+    for j, value in enumerate(values): v[j * H:(j + 1) * H] = value   # filled on the GPU: no copy from the host
+    return v
+
+def _known_zero(h):
+    "Whether the initial state is all zeros, so that the first hidden product can be skipped: asked on the CPU only, where it costs nothing (on a GPU the answer is a sync)."
+    return isinstance(h, np.ndarray) and not h.any()
 
 def _lstm_forward(G, b, h, c, w_hh, w_hr, steps):
     "The LSTM time loop on arrays: `G` (N, 4H) holds the input projections and becomes the gates; `h`, `c` are updated in place."
@@ -76,7 +82,7 @@ def _lstm_forward(G, b, h, c, w_hh, w_hr, steps):
     Cp, C, TC = (xp.empty((N, H), G.dtype) for _ in range(3))
     Hu = xp.empty((N, H), G.dtype) if w_hr is not None else None
     scale, shift = _per_gate([0.5, 0.5, 1, 0.5], H, G.dtype, xp), _per_gate([0.5, 0.5, 0, 0.5], H, G.dtype, xp)
-    skip = not h.any()                              # h0 = 0: the first hidden product is 0
+    skip = _known_zero(h)                           # h0 = 0: the first hidden product is 0
     for off, bs in steps:
         r = slice(off, off + bs)
         hp, cp, g, ct = Hp[r], Cp[r], G[r], C[r]
@@ -122,7 +128,7 @@ def _gru_forward(G, b, h, w_hh, b_hn, steps):
     "The GRU time loop on arrays: `G` (N, 3H) holds the input projections and becomes r, z, n; `h` is updated in place."
     xp, (N, H3), H = get_array_module(G), G.shape, h.shape[1]
     out, Hp, GHN = (xp.empty((N, H), G.dtype) for _ in range(3))
-    skip = not h.any()
+    skip = _known_zero(h)
     for off, bs in steps:
         r = slice(off, off + bs)
         hp, g, ghn, o = Hp[r], G[r], GHN[r], out[r]
@@ -161,7 +167,7 @@ def _gru_backward(G, saved, w_hh, dout, dh, steps, need_h0=True):
 def _rnn_forward(G, b, h, w_hh, steps, relu):
     "The plain RNN's time loop on arrays: `G` (N, H) holds the input projections and becomes the outputs' pre-images."
     xp = get_array_module(G)
-    out, Hp, zero, skip = xp.empty_like(G), xp.empty_like(G), G.dtype.type(0), not h.any()
+    out, Hp, zero, skip = xp.empty_like(G), xp.empty_like(G), G.dtype.type(0), _known_zero(h)
     for off, bs in steps:
         r = slice(off, off + bs)
         hp, g = Hp[r], G[r]

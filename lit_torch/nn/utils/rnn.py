@@ -131,9 +131,22 @@ def _keep(lengths, steps):
     "The (steps, B) mask of entries packing keeps: t < lengths[b]."
     return np.arange(steps)[:, None] < np.asarray(lengths)[None, :]
 
-def _mask_for(a, keep):
+def _steps_kept(lengths, steps):
+    "How many sequences (the first ones: `lengths` are sorted) each time step keeps."
+    return (np.asarray(lengths)[None, :] > np.arange(steps)[:, None]).sum(1).tolist()
+
+def _pack_rows(a, lengths):
+    "The kept entries of padded `a` (steps, B, *), step by step: one boolean mask on the CPU, a slice per step on a GPU (a mask's result has a data-dependent size, so indexing with it would sync)."
+    if isinstance(a, np.ndarray): return a[_keep(lengths, a.shape[0])]
     xp = get_array_module(a)
-    return keep if xp is np else xp.asarray(keep)
+    return xp.concatenate([a[t, :b] for t, b in enumerate(_steps_kept(lengths, a.shape[0])) if b])
+
+def _unpack_rows(out, a, lengths):
+    "Write the packed rows `a` into padded `out` (steps, B, *), the inverse of `_pack_rows`."
+    if isinstance(a, np.ndarray): out[_keep(lengths, out.shape[0])] = a; return
+    off = 0
+    for t, b in enumerate(_steps_kept(lengths, out.shape[0])):
+        if b: out[t, :b] = a[off:off + b]; off += b
 
 class _PackPadded(Function):
     "Padded (T, B, *) (or (B, T, *)) to packed (sum of lengths, *); the lengths are sorted, longest first."
@@ -142,7 +155,7 @@ class _PackPadded(Function):
     def forward(ctx, input, lengths, batch_first):
         a = input._data.swapaxes(0, 1) if batch_first else input._data
         ctx.args = (lengths, batch_first, a.shape[0])
-        return a[_mask_for(a, _keep(lengths, a.shape[0]))]
+        return _pack_rows(a, lengths)
     @staticmethod
     def backward(ctx, grad):
         lengths, batch_first, steps = ctx.args
@@ -156,7 +169,7 @@ class _PadPacked(Function):
         a = data._data
         B = len(lengths)
         out = get_array_module(a).full(((B, steps) if batch_first else (steps, B)) + a.shape[1:], padding_value, a.dtype)
-        (out.swapaxes(0, 1) if batch_first else out)[_mask_for(a, _keep(lengths, steps))] = a
+        _unpack_rows(out.swapaxes(0, 1) if batch_first else out, a, lengths)
         ctx.args = (lengths, batch_first)
         return out
     @staticmethod

@@ -2,7 +2,8 @@
 
 As in CuPy, a RandomState belongs to the device that was current when it was made (its cuRAND generator lives
 there), the float distributions take only float32/float64 dtypes, and `size=None` gives a 0-d device array.
-Methods CuPy has but the emulation lacks raise AttributeError saying so; `random` (NumPy's name) does not exist.
+Every distribution of CuPy's documented RandomState exists (multivariate_normal excepted), with CuPy's parameter names
+and defaults, drawn with NumPy's Generator method of the same name. Methods CuPy has but the emulation lacks raise AttributeError saying so; `random` (NumPy's name) does not exist.
 """
 import numpy as _np
 from .. import _emulation as _emu
@@ -62,7 +63,7 @@ class RandomState:
     def binomial(self, n, p, size=None, dtype=int):
         n, p = self._args(n, p)
         return self._out(self._g.binomial(n, p, None if size is None else _size(size)), dtype)
-    def poisson(self, lam=1.0, size=None, dtype='l'):
+    def poisson(self, lam=1.0, size=None, dtype=int):
         (lam,) = self._args(lam)
         return self._out(self._g.poisson(lam, None if size is None else _size(size)), dtype)
     def randint(self, low, high=None, size=None, dtype=int):
@@ -82,9 +83,60 @@ class RandomState:
     def choice(self, a, size=None, replace=True, p=None):
         a, p = self._args(a, p)
         return self._out(self._g.choice(a, None if size is None else _size(size), replace, p), None)
+    def dirichlet(self, alpha, size=None, dtype=float):
+        (alpha,) = self._args(alpha)
+        return self._out(self._g.dirichlet(alpha, None if size is None else _size(size)), _float_dtype(dtype))
+    def standard_cauchy(self, size=None, dtype=float):
+        return self._out(self._g.standard_cauchy(_size(size)), _float_dtype(dtype))
+    def tomaxint(self, size=None):
+        return self._out(self._g.integers(0, _np.iinfo(_np.int64).max, _size(size)), _np.int64)
     def __getattr__(self, name):
         if name in _METHODS: raise AttributeError(f"cupy.random.RandomState.{name} exists in CuPy but is not emulated")
         raise AttributeError(f"'RandomState' object has no attribute '{name}' (CuPy's RandomState has none either)")
+
+# CuPy's distributions with parameters, as documented (cupy.random.RandomState): name -> (parameters and their
+# defaults, kind). Kind 'f' takes float32/float64 only; 'i' returns integers (dtype=int unless told).
+_REQUIRED = object()
+_DISTRIBUTIONS = {
+    'beta': ((('a', _REQUIRED), ('b', _REQUIRED)), 'f'), 'chisquare': ((('df', _REQUIRED),), 'f'),
+    'f': ((('dfnum', _REQUIRED), ('dfden', _REQUIRED)), 'f'), 'gamma': ((('shape', _REQUIRED), ('scale', 1.0)), 'f'),
+    'geometric': ((('p', _REQUIRED),), 'i'), 'hypergeometric': ((('ngood', _REQUIRED), ('nbad', _REQUIRED), ('nsample', _REQUIRED)), 'i'),
+    'laplace': ((('loc', 0.0), ('scale', 1.0)), 'f'), 'logistic': ((('loc', 0.0), ('scale', 1.0)), 'f'),
+    'lognormal': ((('mean', 0.0), ('sigma', 1.0)), 'f'), 'logseries': ((('p', _REQUIRED),), 'i'),
+    'negative_binomial': ((('n', _REQUIRED), ('p', _REQUIRED)), 'i'),
+    'noncentral_chisquare': ((('df', _REQUIRED), ('nonc', _REQUIRED)), 'f'),
+    'noncentral_f': ((('dfnum', _REQUIRED), ('dfden', _REQUIRED), ('nonc', _REQUIRED)), 'f'),
+    'pareto': ((('a', _REQUIRED),), 'f'), 'power': ((('a', _REQUIRED),), 'f'), 'rayleigh': ((('scale', 1.0),), 'f'),
+    'standard_gamma': ((('shape', _REQUIRED),), 'f'), 'standard_t': ((('df', _REQUIRED),), 'f'),
+    'triangular': ((('left', _REQUIRED), ('mode', _REQUIRED), ('right', _REQUIRED)), 'f'),
+    'vonmises': ((('mu', _REQUIRED), ('kappa', _REQUIRED)), 'f'), 'wald': ((('mean', _REQUIRED), ('scale', _REQUIRED)), 'f'),
+    'weibull': ((('a', _REQUIRED),), 'f'), 'zipf': ((('a', _REQUIRED),), 'i'),
+}
+
+def _distribution(name, params, kind):
+    "A RandomState method `name(*params, size=None, dtype=...)` drawing with NumPy's Generator method of that name."
+    names = [n for n, _ in params]
+    def draw(self, *args, **kwargs):
+        if len(args) > len(params) + 2: raise TypeError(f'{name}() takes at most {len(params) + 2} positional arguments')
+        values = dict(zip(names + ['size', 'dtype'], args))
+        for k, v in kwargs.items():
+            if k in values: raise TypeError(f"{name}() got multiple values for argument '{k}'")
+            if k not in names + ['size', 'dtype']: raise TypeError(f"{name}() got an unexpected keyword argument '{k}'")
+            values[k] = v
+        for n, default in params:
+            if n not in values:
+                if default is _REQUIRED: raise TypeError(f"{name}() missing required argument '{n}'")
+                values[n] = default
+        size, dtype = values.get('size'), values.get('dtype', float if kind == 'f' else int)
+        dtype = _float_dtype(dtype) if kind == 'f' else _np.dtype(dtype)
+        ps = self._args(*(values[n] for n in names))
+        return self._out(getattr(self._g, name)(*ps, None if size is None else _size(size)), dtype)
+    draw.__name__ = draw.__qualname__ = name
+    draw.__doc__ = f"cupy.random.RandomState.{name}({', '.join(names)}, size=None, dtype={'float' if kind == 'f' else 'int'})"
+    return draw
+
+for _name, (_params, _kind) in _DISTRIBUTIONS.items(): setattr(RandomState, _name, _distribution(_name, _params, _kind))
+RandomState.poisson.__doc__ = "cupy.random.RandomState.poisson(lam=1.0, size=None, dtype=int)"
 
 _states = {}
 
@@ -107,6 +159,20 @@ def normal(loc=0.0, scale=1.0, size=None, dtype=float): return get_random_state(
 def uniform(low=0.0, high=1.0, size=None, dtype=float): return get_random_state().uniform(low, high, size, dtype)
 def randint(low, high=None, size=None, dtype=int): return get_random_state().randint(low, high, size, dtype)
 def permutation(a): return get_random_state().permutation(a)
+def standard_exponential(size=None, dtype=float): return get_random_state().standard_exponential(size, dtype)
+def standard_cauchy(size=None, dtype=float): return get_random_state().standard_cauchy(size, dtype)
+def exponential(scale=1.0, size=None, dtype=float): return get_random_state().exponential(scale, size, dtype)
+def gumbel(loc=0.0, scale=1.0, size=None, dtype=float): return get_random_state().gumbel(loc, scale, size, dtype)
+def binomial(n, p, size=None, dtype=int): return get_random_state().binomial(n, p, size, dtype)
+def poisson(lam=1.0, size=None, dtype=int): return get_random_state().poisson(lam, size, dtype)
+def dirichlet(alpha, size=None, dtype=float): return get_random_state().dirichlet(alpha, size, dtype)
+
+def _module_level(name):
+    f = lambda *args, **kwargs: getattr(get_random_state(), name)(*args, **kwargs)
+    f.__name__ = f.__qualname__ = name
+    return f
+
+for _name in _DISTRIBUTIONS: globals()[_name] = _module_level(_name)
 def shuffle(a): return get_random_state().shuffle(a)
 def choice(a, size=None, replace=True, p=None): return get_random_state().choice(a, size, replace, p)
 
