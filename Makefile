@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 PY := $(BIN)/python
 PIP := $(PY) -m pip install -q --disable-pip-version-check
 
-.PHONY: demo test docs lab export check-export readme-check nbtest nbtest-slow pytest test-cuda-emulated browser-deps readme clean-docs clean
+.PHONY: bench demo test docs lab export check-export readme-check nbtest nbtest-slow pytest test-cuda-emulated browser-deps readme clean-docs clean
 
 ## make demo: install lit_torch into .venv and run the main job: a seq2seq Transformer that rewrites dates as ISO dates
 demo: $(VENV)/.docs
@@ -76,6 +76,10 @@ CUDA_TESTS := tests/test_fake_cupy.py tests/test_cuda.py tests/test_cuda_nn.py t
 	tests/test_transformer.py::test_transformer_on_device tests/test_data_parallel.py::test_cuda_same_as_plain
 test-cuda-emulated: $(VENV)/.dev
 	LIT_TORCH_EMULATE_CUDA=1 $(PY) -m pytest -q $(CUDA_TESTS)
+
+## make bench: every benchmarks/bench_*.py side by side with torch, one table (workload | torch | lit_torch | ratio | floor)
+bench: $(VENV)/.dev
+	$(PY) benchmarks/run_all.py
 
 ## make lab: JupyterLab on the notebooks
 lab: $(VENV)/.dev

@@ -35,8 +35,11 @@ def _fill(t, data, device, grad_fn=None):
 _new = object.__new__
 _default_device = None  # where factories put tensors when no device is given: `lit_torch.set_default_device` sets it
 def _wrap(data, device=_cpu, grad_fn=None):
-    "A new tensor around `data` (already on `device`): the fast path every op uses."
-    return _fill(_new(Tensor), data, device, grad_fn)
+    "A new tensor around `data` (already on `device`): the fast path every op uses, so `_fill`'s body is repeated, not called."
+    t = _new(Tensor)
+    t._data, t._device, t._requires_grad, t.grad, t.grad_fn, t._output_nr = data, device, False, None, grad_fn, 0
+    t._version, t._accumulator, t._hooks, t._post_accumulate_hooks, t._base = [0], None, None, None, None
+    return t
 
 # %% ../nbs/01_tensor.ipynb #cbee923e
 class Size(tuple):

@@ -14,7 +14,7 @@ from .autograd.function import Function
 
 # %% ../nbs/02d_first_ops.ipynb #275be92f
 def _check_same_device(a, b):
-    if a._device != b._device:
+    if a._device is not b._device and a._device != b._device:  # devices are mostly the same object: `is` first
         raise RuntimeError(f"Expected all tensors to be on the same device, but found at least two devices, {a._device} and {b._device}!")
 
 def _scalar_for(x, s):
@@ -69,10 +69,10 @@ class Expand(Function):
     _node_name = 'ExpandBackward0'
     @staticmethod
     def forward(ctx, x, shape):
-        ctx.shape = x.shape
-        shape = tuple(n if n != -1 else x.shape[i - len(shape) + x.ndim] for i, n in enumerate(shape))
-        _broadcast_shape(x.shape, shape)
-        return _view_of(x, get_array_module(x._data).broadcast_to(x._data, shape))
+        ctx.shape = x._data.shape
+        if -1 in shape: shape = tuple(n if n != -1 else x._data.shape[i - len(shape) + x._data.ndim] for i, n in enumerate(shape))
+        try: return _view_of(x, get_array_module(x._data).broadcast_to(x._data, shape))
+        except ValueError: _broadcast_shape(x._data.shape, shape); raise  # torch's error where the sizes are why
     @staticmethod
     def backward(ctx, grad): return grad.sum_to_size(ctx.shape), None
 
@@ -90,7 +90,7 @@ def _view_base(t):
 def _sum_to_size(self, *size):
     "Sum this tensor down to `size`, which it broadcasts from."
     shape = tuple(size[0]) if len(size) == 1 and isinstance(size[0], (tuple, list)) else size
-    return self if tuple(self.shape) == shape else SumToSize.apply(self, shape)
+    return self if self._data.shape == shape else SumToSize.apply(self, shape)
 
 def _expand(self, *sizes):
     "A view of this tensor broadcast to `sizes` (-1 keeps a dimension)."
@@ -163,7 +163,7 @@ class Sum(Function):
         return a.sum(axis=axes, keepdims=keepdim, dtype=out_dtype)
     @staticmethod
     def backward(ctx, grad):
-        if not ctx.keepdim and ctx.axes:
+        if not ctx.keepdim and ctx.axes and len(ctx.axes) < len(ctx.shape):  # a full sum's 0-d gradient expands as it is
             grad = grad.reshape(tuple(1 if i in ctx.axes else n for i, n in enumerate(ctx.shape)))
         return grad.expand(ctx.shape), None, None, None
 
@@ -185,7 +185,7 @@ class View(Function):
 def _reshape(self, *shape):
     "This tensor's elements in a new shape (-1 infers one dimension)."
     shape = tuple(shape[0]) if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else shape
-    return self if shape == tuple(self.shape) else View.apply(self, shape)
+    return self if shape == self._data.shape else View.apply(self, shape)
 
 Tensor.reshape = Tensor.view = _reshape
 
@@ -1270,7 +1270,7 @@ Tensor.softmax, Tensor.log_softmax = softmax, log_softmax
 class _MatrixTranspose(Function):
     _node_name = 'TransposeBackward0'
     @staticmethod
-    def forward(ctx, x): return get_array_module(x._data).swapaxes(x._data, -1, -2)
+    def forward(ctx, x): return x._data.swapaxes(-1, -2)  # the array's method: NumPy's and CuPy's alike
     @staticmethod
     def backward(ctx, grad): return _MatrixTranspose.apply(grad)
 
@@ -1310,6 +1310,8 @@ class Matmul(Function):
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
         na, nb = ctx.needs_input_grad
+        if a._data.ndim == b._data.ndim == 2:  # two matrices, the common case: no reshapes, nothing to sum
+            return (Matmul.apply(grad, _mT(b)) if na else None), (Matmul.apply(_mT(a), grad) if nb else None)
         A = a if a.ndim > 1 else a.reshape(1, -1)
         B = b if b.ndim > 1 else b.reshape(-1, 1)
         g = grad

@@ -99,12 +99,16 @@ def _apply(cls, device, args, kwargs):
         finally: _grad_mode.enabled = True
         record = True in needs
     else: out, record = cls.forward(ctx, *args, **kwargs), False
+    if type(out) is np.ndarray:  # the common case, one array: wrapped here, without _output's tests
+        out = _wrap(out, device)
+        if record: _record(ctx, args, needs, (out,))
+        return out
     if type(out) is not tuple:
         out = _output(out, device)
-        if record: _record(ctx, args, (out,))
+        if record: _record(ctx, args, needs, (out,))
         return out
     outputs = tuple([_output(o, device) for o in out])
-    if record: _record(ctx, args, outputs)
+    if record: _record(ctx, args, needs, outputs)
     return outputs
 
 def _output(o, device):
@@ -113,10 +117,16 @@ def _output(o, device):
     if isinstance(o, np.generic): o = np.asarray(o)  # NumPy reduces to a scalar; a tensor holds an array
     return _wrap(o, device) if o is not None else None
 
-def _record(ctx, args, outputs):
+def _record(ctx, args, needs, outputs):
     "Connect `ctx` into the graph: edges to the inputs, `grad_fn` of the outputs, saved tensors."
-    ctx._edges = tuple([_edge(a) if n else None for a, n in zip(args, ctx.needs_input_grad)])
-    ctx._input_meta = tuple([(a._data.shape, a._data.dtype) if isinstance(a, Tensor) else None for a in args])
+    edges, meta = [], []
+    for a, n in zip(args, needs):  # one loop, not two comprehensions: each is a function call
+        if isinstance(a, Tensor):
+            meta.append((a._data.shape, a._data.dtype))
+            # a non-view with a grad_fn, the usual input, inline; leaves and views through _edge
+            edges.append(None if not n else (a.grad_fn, a._output_nr) if a.grad_fn is not None and a._base is None else _edge(a))
+        else: meta.append(None); edges.append(None)
+    ctx._edges, ctx._input_meta = tuple(edges), tuple(meta)
     non_diff = ctx._non_differentiable
     for i, o in enumerate(outputs):
         if o is not None and not (non_diff and any(o is t for t in non_diff)): o.grad_fn, o._output_nr = ctx, i

@@ -14,6 +14,7 @@ class Node:
     "A step of the backward graph, PyTorch's `grad_fn`: turns output gradients into input gradients."
     _edges = ()  # (node, output_nr) per input, None for inputs that get no gradient
     _input_meta = ()  # (shape, dtype) per input, None for inputs that are not tensors
+    _pre_hooks = _retained = _post_hooks = None  # dicts made on first use: the engine skips a node's hooks with one test
     def name(self): return type(self).__name__
     @property
     def next_functions(self):
@@ -61,6 +62,14 @@ from .grad_mode import _grad_mode
 # %% ../../nbs/02e_engine.ipynb #aa8c5bf5
 def _graph(roots, targets):
     "The nodes to run, with their dependency counts: all nodes, or those on a path to a target."
+    if targets is None:  # backward(): every reachable node; one pass counts the edges into each
+        deps, stack = dict.fromkeys(roots, 0), list(roots)
+        while stack:
+            for e in stack.pop()._edges:
+                if e is None: continue
+                if e[0] in deps: deps[e[0]] += 1
+                else: deps[e[0]] = 1; stack.append(e[0])
+        return deps
     order, seen, stack = [], set(), [(n, False) for n in roots]
     while stack:  # iterative post-order: a node after everything it leads to
         node, done = stack.pop()
@@ -69,11 +78,9 @@ def _graph(roots, targets):
         seen.add(node)
         stack.append((node, True))
         stack.extend((e[0], False) for e in node._edges if e is not None and e[0] not in seen)
-    if targets is None: needed = seen
-    else:
-        needed = set()
-        for node in order:
-            if node in targets or any(e is not None and e[0] in needed for e in node._edges): needed.add(node)
+    needed = set()
+    for node in order:
+        if node in targets or any(e is not None and e[0] in needed for e in node._edges): needed.add(node)
     deps = dict.fromkeys(needed, 0)
     for node in needed:
         for e in node._edges:
@@ -83,12 +90,12 @@ def _graph(roots, targets):
 # %% ../../nbs/02e_engine.ipynb #e89be08a
 def _pre_hooks(node, grads):
     "Run the hooks on each output's gradient; the last one of each output is `retain_grad`'s."
-    for nr, hooks in getattr(node, '_pre_hooks', {}).items():
+    for nr, hooks in (node._pre_hooks or {}).items():
         for hook in list(hooks.values()):
             if grads[nr] is None: continue
             new = hook(grads[nr])
             if new is not None: grads[nr] = new
-    for nr, ref in getattr(node, '_retained', {}).items():
+    for nr, ref in (node._retained or {}).items():
         t = ref()
         if t is not None and grads[nr] is not None:
             if t.grad is None: t.grad = grads[nr].detach()
@@ -107,7 +114,10 @@ def _call_node(node, grads):
 
 def _run_node(node, grads):
     if node.materialize_grads:
-        grads = [g if g is not None else _zeros(m) for g, m in zip(grads, node._output_meta)]
+        for g in grads:
+            if g is None:
+                grads = [g if g is not None else _zeros(m) for g, m in zip(grads, node._output_meta)]
+                break
     out = node.apply(*grads)
     out = out if isinstance(out, tuple) else (out,)
     if len(out) > len(node._edges) and all(g is None for g in out[len(node._edges):]): out = out[:len(node._edges)]  # extra Nones are allowed
@@ -116,7 +126,7 @@ def _run_node(node, grads):
     out = list(out)
     for i, (g, meta) in enumerate(zip(out, node._input_meta)):
         if g is None or node._edges[i] is None: continue
-        if tuple(g.shape) != tuple(meta[0]):
+        if g._data.shape != meta[0]:
             raise RuntimeError(f"Function {node.name()} returned an invalid gradient at index {i} - got {list(g.shape)} but expected shape compatible with {list(meta[0])}")
         if g._data.dtype != meta[1]: out[i] = g.to(_FROM_NUMPY[meta[1]])  # an input promoted to a wider dtype gets its gradient in its own
     return out
@@ -130,13 +140,15 @@ def _accumulate(node, grad, create_graph, deliveries=None):
     "Run a leaf's hooks and add `grad` into its `.grad`; a fresh gradient (see `_fresh`) is taken without a copy."
     v = node.variable
     with device_context(v._device):
-        for hook in list((v._hooks or {}).values()):
-            new = hook(grad)
-            if new is not None: grad = new
+        if v._hooks:
+            for hook in list(v._hooks.values()):
+                new = hook(grad)
+                if new is not None: grad = new
         if create_graph: v.grad = grad if v.grad is None else v.grad + grad
         elif v.grad is None: v.grad = grad.detach() if _fresh(grad, deliveries) else _wrap(grad._data.copy(), grad._device)
         else: v.grad._data += grad._data
-        for hook in list((v._post_accumulate_hooks or {}).values()): hook(v)
+        if v._post_accumulate_hooks:
+            for hook in list(v._post_accumulate_hooks.values()): hook(v)
 
 # %% ../../nbs/02e_engine.ipynb #51cc6c6b
 class _Callbacks(threading.local):
@@ -164,7 +176,8 @@ def _run_backward(roots, grads, retain_graph, create_graph, targets=None):
     try:
         while ready:
             node = ready.pop()
-            grads_in = _pre_hooks(node, buffers.pop(node, None) or [None] * _n_outputs(node))
+            grads_in = buffers.pop(node, None) or [None] * _n_outputs(node)
+            if node._pre_hooks or node._retained: grads_in = _pre_hooks(node, grads_in)
             if targets is not None and node in targets:
                 captured[node] = grads_in
                 if not any(e is not None and e[0] in deps for e in node._edges): continue  # nothing needed lies beyond it
@@ -174,13 +187,16 @@ def _run_backward(roots, grads, retain_graph, create_graph, targets=None):
                     _accumulate(node, g, create_graph, deliveries)
                 continue
             out = _call_node(node, grads_in)
-            for hook in list(getattr(node, '_post_hooks', {}).values()): hook(out, grads_in)
+            if node._post_hooks:
+                for hook in list(node._post_hooks.values()): hook(out, grads_in)
             if not retain_graph: node._saved = None
             for e, g in zip(node._edges, out):
-                if e is None or e[0] not in deps: continue
-                if g is not None: _deliver(buffers, e[0], e[1], g, deliveries)
-                deps[e[0]] -= 1
-                if deps[e[0]] == 0: ready.append(e[0])
+                if e is None: continue
+                nxt = e[0]
+                if nxt not in deps: continue
+                if g is not None: _deliver(buffers, nxt, e[1], g, deliveries)
+                deps[nxt] -= 1
+                if deps[nxt] == 0: ready.append(nxt)
     except BaseException:
         _callbacks.queue = outer
         raise
@@ -199,8 +215,10 @@ def _n_outputs(node): return 1 if isinstance(node, AccumulateGrad) else len(node
 
 def _deliver(buffers, node, nr, g, deliveries):
     "Add gradient `g` into slot `nr` of `node`'s buffer, counting the deliveries of its array."
-    deliveries[id(g._data)] = deliveries.get(id(g._data), 0) + 1
-    buf = buffers.setdefault(node, [None] * _n_outputs(node))
+    key = id(g._data)
+    deliveries[key] = deliveries.get(key, 0) + 1
+    buf = buffers.get(node)
+    if buf is None: buf = buffers[node] = [None] * _n_outputs(node)
     buf[nr] = g if buf[nr] is None else buf[nr] + g
 
 # %% ../../nbs/02e_engine.ipynb #1d19e85b
@@ -218,7 +236,7 @@ def _retain_grad(self):
     if self.grad_fn is not None: self.grad_fn.__dict__.setdefault('_retained', {})[self._output_nr] = weakref.ref(self)
 
 def _retains_grad(self):
-    return self.grad_fn is not None and self._output_nr in getattr(self.grad_fn, '_retained', {})
+    return self.grad_fn is not None and self._output_nr in (self.grad_fn._retained or {})
 
 Tensor.register_hook, Tensor.retain_grad, Tensor.retains_grad = _register_hook, _retain_grad, property(_retains_grad)
 

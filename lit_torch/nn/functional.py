@@ -433,8 +433,9 @@ def _weight_times_cols(wa, cols, ba, N, out):
     return res
 
 def _conv_forward(xa, wa, ba, geo):
-    cols, out = _im2col(xa, wa.shape[2:], geo)
-    return _weight_times_cols(wa, cols, ba, xa.shape[0], out), cols
+    "The convolution of `xa` with `wa` (plus `ba`), and the channels-last columns the weight gradient reuses (see below)."
+    cols, out = _im2col_cl(xa, wa.shape[2:], geo)
+    return _from_cl(cols @ _w_cl(wa, geo[3]), xa.shape[0], out, ba), cols
 
 # %% ../../nbs/04_functional.ipynb #d523f509
 def _col2im(gcols, xshape, geo):
@@ -450,14 +451,65 @@ def _col2im(gcols, xshape, geo):
     return xp.ascontiguousarray(acc.swapaxes(0, 1))
 
 def _conv_input_grad(gya, wa, xshape, geo):
-    "col2im of Wᵀ·∂y: every window element's gradient added back where it came from."
-    groups, (N, O), out = geo[3], gya.shape[:2], gya.shape[2:]
-    gcols = wa.reshape(groups, O // groups, -1).swapaxes(-1, -2) @ _by_channel(gya, groups)
-    return _col2im(gcols.reshape((xshape[1],) + tuple(wa.shape[2:]) + (N,) + tuple(out)), xshape, geo)
+    "col2im of ∂y·Wᵀ: every window element's gradient added back where it came from."
+    groups, N, out, ksize = geo[3], gya.shape[0], tuple(gya.shape[2:]), tuple(wa.shape[2:])
+    gcols = _to_cl(gya, groups) @ _w_cl(wa, groups).swapaxes(-1, -2)  # (groups, N·L, k…·C/groups)
+    return _col2im_cl(gcols.reshape((groups, N) + out + ksize + (xshape[1] // groups,)), xshape, geo)
 
 def _conv_weight_grad(cols, gya, wshape, groups):
-    "∂y·colsᵀ: one matrix product, the batch summed inside it."
-    return (_by_channel(gya, groups) @ cols.swapaxes(-1, -2)).reshape(wshape)
+    "∂yᵀ·cols: one matrix product, the batch summed inside it; back from channels last to (O, C/groups, *k)."
+    nd = len(wshape) - 2
+    gw = (_to_cl(gya, groups).swapaxes(-1, -2) @ cols).reshape((groups, wshape[0] // groups) + tuple(wshape[2:]) + (wshape[1],))
+    return get_array_module(gw).ascontiguousarray(gw.transpose((0, 1, 2 + nd) + tuple(range(2, 2 + nd)))).reshape(wshape)
+
+# %% ../../nbs/04_functional.ipynb #c1a57a02
+def _im2col_cl(xa, ksize, geo):
+    "Channels-last columns (groups, N·L, k…·C/groups) of the windows, and the output size: one copy of a strided view."
+    stride, pads, dilation, groups = geo
+    xp, nd, (N, C) = get_array_module(xa), len(ksize), xa.shape[:2]
+    xl = xp.zeros((N,) + tuple(s + lo + hi for s, (lo, hi) in zip(xa.shape[2:], pads)) + (C,), xa.dtype)
+    xl[(slice(None),) + tuple(slice(lo, lo + s) for s, (lo, _) in zip(xa.shape[2:], pads))] = xa.transpose((0,) + tuple(range(2, 2 + nd)) + (1,))
+    span = tuple(d * (k - 1) + 1 for k, d in zip(ksize, dilation))
+    v = xp.lib.stride_tricks.sliding_window_view(xl, span, axis=tuple(range(1, 1 + nd)))  # (N, *out, C, *span)
+    v = v[(slice(None),) + tuple(slice(None, None, s) for s in stride) + (slice(None),) + tuple(slice(None, None, d) for d in dilation)]
+    out = tuple(v.shape[1:1 + nd])
+    v = v.reshape((N,) + out + (groups, C // groups) + tuple(ksize))
+    cols = xp.ascontiguousarray(v.transpose((1 + nd, 0) + tuple(range(1, 1 + nd)) + tuple(range(3 + nd, 3 + 2 * nd)) + (2 + nd,)))
+    return cols.reshape(groups, N * int(np.prod(out)), int(np.prod(ksize)) * (C // groups)), out  # sizes spelled out: N may be 0
+
+def _w_cl(wa, groups):
+    "The weight (O, C/groups, *k) as (groups, k…·C/groups, O/groups), its rows in the columns' order."
+    O, nd = wa.shape[0], wa.ndim - 2
+    w = wa.reshape((groups, O // groups) + tuple(wa.shape[1:]))
+    return w.transpose((0,) + tuple(range(3, 3 + nd)) + (2, 1)).reshape(groups, int(np.prod(wa.shape[1:])), O // groups)
+
+def _to_cl(a, groups):
+    "(N, O, *out) as (groups, N·L, O/groups)."
+    N, O, nd = a.shape[0], a.shape[1], a.ndim - 2
+    v = a.reshape((N, groups, O // groups) + tuple(a.shape[2:])).transpose((1, 0) + tuple(range(3, 3 + nd)) + (2,))
+    return get_array_module(a).ascontiguousarray(v).reshape(groups, N * int(np.prod(a.shape[2:])), O // groups)
+
+def _from_cl(y, N, out, ba):
+    "The product (groups, N·L, O/groups) as the (N, O, *out) output, plus the bias, in one pass."
+    (groups, _, Og), nd, xp = y.shape, len(out), get_array_module(y)
+    y = y.reshape((groups, N) + out + (Og,)).transpose((1, 0, 2 + nd) + tuple(range(2, 2 + nd)))
+    res = xp.empty((N, groups * Og) + out, y.dtype)
+    if ba is None: res.reshape((N, groups, Og) + out)[...] = y
+    else: xp.add(y, ba.reshape((groups, Og) + (1,) * nd), out=res.reshape((N, groups, Og) + out))
+    return res
+
+def _col2im_cl(gcols, xshape, geo):
+    "Add every window element (groups, N, *out, *k, C/groups) back where it came from: a strided slice per kernel offset."
+    stride, pads, dilation, groups = geo
+    nd, (N, C) = len(xshape) - 2, xshape[:2]
+    xp, out, ksize = get_array_module(gcols), gcols.shape[2:2 + nd], gcols.shape[2 + nd:2 + 2 * nd]
+    acc = xp.zeros((N,) + tuple(s + lo + hi for s, (lo, hi) in zip(xshape[2:], pads)) + (groups, C // groups), gcols.dtype)
+    src = gcols.transpose((1,) + tuple(range(2, 2 + 2 * nd)) + (0, 2 + 2 * nd))  # (N, *out, *k, groups, C/groups)
+    for k in np.ndindex(*ksize):
+        sl = tuple(slice(ki * d, ki * d + s * (o - 1) + 1, s) for ki, d, s, o in zip(k, dilation, stride, out))
+        acc[(slice(None),) + sl] += src[(slice(None),) * (1 + nd) + k]
+    acc = acc[(slice(None),) + tuple(slice(lo, lo + s) for s, (lo, _) in zip(xshape[2:], pads))]
+    return xp.ascontiguousarray(acc.reshape(acc.shape[:1 + nd] + (C,)).transpose((0, 1 + nd) + tuple(range(1, 1 + nd))))
 
 # %% ../../nbs/04_functional.ipynb #0befa9c2
 class Convolution(Function):
@@ -502,7 +554,7 @@ class _ConvWeightGrad(Function):
     def forward(ctx, x, gy, wshape, geo):
         ctx.save_for_backward(x, gy)
         ctx.geo = geo
-        cols, _ = _im2col(x._data, wshape[2:], geo)
+        cols, _ = _im2col_cl(x._data, wshape[2:], geo)
         return _conv_weight_grad(cols, gy._data, wshape, geo[3])
     @staticmethod
     def backward(ctx, ggw):
@@ -1632,8 +1684,8 @@ class ConvolutionTranspose(Function):
             return (Convolution.apply(grad, w, None, geo) if nx else None,
                     _ConvWeightGrad.apply(grad, x, tuple(w.shape), geo) if nw else None, gb, None, None)
         groups, g, wa = geo[3], grad._data, w._data
-        cols, out = _im2col(g, wa.shape[2:], geo)  # the output gradient's windows, shared by both products
-        gx = _like(_weight_times_cols(wa, cols, None, g.shape[0], out), grad) if nx else None
+        gx, cols = _conv_forward(g, wa, None, geo)  # the output gradient's windows, shared by both products
+        gx = _like(gx, grad) if nx else None
         gw = _like(_conv_weight_grad(cols, x._data, wa.shape, groups), grad) if nw else None
         return gx, gw, gb, None, None
 

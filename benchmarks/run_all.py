@@ -1,0 +1,73 @@
+"""Run every benchmarks/bench_*.py script, each in its own process, and print one table:
+workload | torch | lit_torch | ratio | floor. `make bench` runs it.
+
+Scripts whose tables do not compare torch with lit_torch side by side (all-reduce bandwidth, DataParallel,
+import time) are printed as they are, below the table. A script that fails or runs past its time limit
+gets a row saying so, and the rest still run.
+Run: python benchmarks/run_all.py [--timeout SECONDS] [names ...]   (names: e.g. core nn)
+"""
+import argparse, re, subprocess, sys, time
+from pathlib import Path
+
+HERE = Path(__file__).parent
+
+def cells(line): return [c.strip() for c in line.strip().strip('|').split('|')]
+
+def tables(text):
+    "The Markdown tables in `text`, each as (header cells, rows of cells)."
+    out, lines = [], text.splitlines()
+    for i, line in enumerate(lines):
+        if line.startswith('|') and i + 1 < len(lines) and re.match(r'^\|[\s:|-]+\|$', lines[i + 1].strip()):
+            rows = []
+            for l in lines[i + 2:]:
+                if not l.startswith('|'): break
+                rows.append(cells(l))
+            out.append((cells(line), rows))
+    return out
+
+def side_by_side_rows(header, rows):
+    "Rows of (workload, torch, lit_torch, ratio, floor) from a table with torch and lit_torch columns; None if it has none."
+    h = [c.lower() for c in header]
+    t = next((i for i, c in enumerate(h) if c.startswith('torch')), None)
+    l = next((i for i, c in enumerate(h) if c.startswith('lit_torch') and 'torch' in c and '/' not in c), None)
+    r = next((i for i, c in enumerate(h) if 'ratio' in c or '/ torch' in c), None)
+    if t is None or l is None: return None
+    out = []
+    for row in rows:
+        if len(row) < len(h): continue
+        if 'floor' in row[0].lower() and out:  # a floor row belongs to the workload above it
+            out[-1][4] = f'{row[l]} ({row[r]})' if r is not None and row[r] else row[l]
+            continue
+        out.append([row[0], row[t], row[l], row[r] if r is not None else '', ''])
+    return out
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    p.add_argument('--timeout', type=int, default=150, help='seconds per script (default 150)')
+    p.add_argument('names', nargs='*', help='run only these (core, nn, ...)')
+    a = p.parse_args()
+    scripts = sorted(HERE.glob('bench_*.py'))
+    if a.names: scripts = [s for s in scripts if s.stem[len('bench_'):] in a.names]
+    table, other, start = [], [], time.time()
+    for s in scripts:
+        t0 = time.time()
+        try:
+            res = subprocess.run([sys.executable, str(s)], capture_output=True, text=True, timeout=a.timeout)
+            text, ok = res.stdout, res.returncode == 0
+        except subprocess.TimeoutExpired as e:
+            text, ok = (e.stdout or b'').decode() if isinstance(e.stdout, bytes) else (e.stdout or ''), False
+        print(f'{s.name}: {"ok" if ok else "FAILED or timed out"} in {time.time() - t0:.0f} s', file=sys.stderr)
+        found = False
+        for header, rows in tables(text):
+            sb = side_by_side_rows(header, rows)
+            if sb is None: other.append((s.name, header, rows))
+            else: table += [[s.stem[len('bench_'):]] + r for r in sb]; found = True
+        if not ok and not found: table.append([s.stem[len('bench_'):], '(failed or timed out)', '', '', '', ''])
+    print('| script | workload | torch | lit_torch | ratio | floor |\n|---|---|---|---|---|---|')
+    for r in table: print('| ' + ' | '.join(r) + ' |')
+    for name, header, rows in other:
+        print(f'\n{name}:\n| ' + ' | '.join(header) + ' |\n|' + '---|' * len(header))
+        for r in rows: print('| ' + ' | '.join(r) + ' |')
+    print(f'\n{len(scripts)} scripts in {time.time() - start:.0f} s', file=sys.stderr)
+
+if __name__ == '__main__': main()
