@@ -2,6 +2,7 @@
 from . import lr_scheduler
 from . import swa_utils
 from ._adafactor import Adafactor
+from ._muon import Muon
 from .adadelta import Adadelta
 from .adagrad import Adagrad
 from .adam import Adam
