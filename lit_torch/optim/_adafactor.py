@@ -61,6 +61,7 @@ def _adafactor_update(p, state, lr, beta2_decay, eps1, eps2, d, weight_decay, ma
 # %% ../../nbs/08m_adafactor.ipynb #e337418e
 class Adafactor(Optimizer):
     "Adafactor: a factored second moment for matrices, relative step sizes, update clipping; no momentum."
+    __module__ = 'lit_torch.optim'  # as torch's, whose optim/__init__ relabels it so
     def __init__(self, params, lr=1e-2, beta2_decay=-0.8, eps=(None, 1e-3), d=1.0, weight_decay=0.0, *, foreach=None,
                  maximize=False):
         if isinstance(lr, Tensor) and lr.numel() != 1: raise ValueError("Tensor lr must be 1-element")

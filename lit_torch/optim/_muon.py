@@ -76,6 +76,7 @@ def _muon_update(p, state, lr, weight_decay, momentum, nesterov, ns_coefficients
 # %% ../../nbs/08q_muon.ipynb #f806c5e1
 class Muon(Optimizer):
     "Muon: Nesterov momentum whose update is orthogonalised by Newton-Schulz iterations; for 2-d parameters only."
+    __module__ = 'lit_torch.optim'  # as torch's, whose optim/__init__ relabels it so
     def __init__(self, params, lr=1e-3, weight_decay=0.1, momentum=0.95, nesterov=True,
                  ns_coefficients=(3.4445, -4.775, 2.0315), eps=1e-7, ns_steps=5, adjust_lr_fn=None):
         if isinstance(lr, Tensor) and lr.numel() != 1: raise ValueError("Tensor lr must be 1-element")
