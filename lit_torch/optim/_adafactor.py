@@ -28,10 +28,11 @@ def _adafactor_state(p, state):
     "The step count, then `row_var` and `col_var` for a matrix (or stack of them), `variance` otherwise."
     xp, g = get_array_module(p._data), p.grad._data
     state['step'] = _scalar_state()
-    if g.ndim > 1:
-        state['row_var'] = _wrap(xp.zeros(g.shape[:-1] + (1,), g.dtype), p._device)
-        state['col_var'] = _wrap(xp.zeros(g.shape[:-2] + (1, g.shape[-1]), g.dtype), p._device)
-    else: state['variance'] = _state_like(p)
+    with device_context(p._device):
+        if g.ndim > 1:
+            state['row_var'] = _wrap(xp.zeros(g.shape[:-1] + (1,), g.dtype), p._device)
+            state['col_var'] = _wrap(xp.zeros(g.shape[:-2] + (1, g.shape[-1]), g.dtype), p._device)
+        else: state['variance'] = _state_like(p)
 
 # %% ../../nbs/08m_adafactor.ipynb #3194d5d8
 def _adafactor_update(p, state, lr, beta2_decay, eps1, eps2, d, weight_decay, maximize):

@@ -38,7 +38,7 @@ def _zeropower_via_newtonschulz(xp, grad, ns_coefficients, ns_steps, eps):
     wide = grad.shape[0] <= grad.shape[1]
     if not wide: x = x.T
     norm = _bf16(xp.sqrt(xp.sum(x * x, dtype=np.float32)).reshape(1))
-    x = _bf16(x / xp.maximum(norm, _bf16(np.float32([eps]))))
+    x = _bf16(x / xp.maximum(norm, _bf16(np.float32([eps]))[0]))
     for _ in range(ns_steps):
         gram = _bf16(x @ x.T)
         x = _addmm(xp, x, _addmm(xp, gram, gram, gram, b, c), x, a)
