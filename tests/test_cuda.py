@@ -351,12 +351,14 @@ def test_transformer_train_step(device):
 # ---------------------------------------------------------------- optimizers
 
 @pytest.mark.parametrize('device', CUDA)
-@pytest.mark.parametrize('opt', ['SGD', 'Adam', 'AdamW'])
+@pytest.mark.parametrize('opt', ['SGD', 'Adam', 'AdamW', 'Adafactor', 'Muon'])
 def test_optimizer_steps_on_device(opt, device):
-    kw = {'SGD': dict(lr=0.1, momentum=0.9, weight_decay=0.01), 'Adam': dict(lr=0.01, amsgrad=True), 'AdamW': dict(lr=0.01)}[opt]
+    kw = {'SGD': dict(lr=0.1, momentum=0.9, weight_decay=0.01), 'Adam': dict(lr=0.01, amsgrad=True), 'AdamW': dict(lr=0.01),
+          'Adafactor': dict(lr=0.01, weight_decay=0.1), 'Muon': dict(lr=0.02)}[opt]
     tm, lm = pair(lambda lib: lib.nn.Linear(4, 3))
     lm.to(device)
-    to, lo = getattr(torch.optim, opt)(tm.parameters(), **kw), getattr(lt.optim, opt)(lm.parameters(), **kw)
+    params = (lambda m: [m.weight]) if opt == 'Muon' else (lambda m: m.parameters())  # Muon: 2-d parameters only
+    to, lo = getattr(torch.optim, opt)(params(tm), **kw), getattr(lt.optim, opt)(params(lm), **kw)
     x = rand(5, 4)
     for _ in range(3):
         for o, m, inp in ((to, tm, torch.tensor(x)), (lo, lm, lt.tensor(x, device=device))):
@@ -365,9 +367,24 @@ def test_optimizer_steps_on_device(opt, device):
     for state in lo.state.values(): on_device(device, *[v for k, v in state.items() if isinstance(v, lt.Tensor) and k != 'step'])
     for p, q in zip(lm.parameters(), tm.parameters()): np.testing.assert_allclose(host(p), q.detach().numpy(), atol=1e-6, rtol=1e-5)
     sd = lo.state_dict()
-    lo2 = getattr(lt.optim, opt)(lm.parameters(), **kw)
+    lo2 = getattr(lt.optim, opt)(params(lm), **kw)
     lo2.load_state_dict(sd)
     for state in lo2.state.values(): on_device(device, *[v for k, v in state.items() if isinstance(v, lt.Tensor) and k != 'step'])
+
+@pytest.mark.parametrize('device', CUDA)
+def test_averaged_model_on_device(device):
+    "swa_utils.AveragedModel keeps its average (and n_averaged) on the model's device; the default rule there is the in-place lerp."
+    tm, lm = pair(lambda lib: lib.nn.Linear(4, 3))
+    lm.to(device)
+    ta, la = torch.optim.swa_utils.AveragedModel(tm), lt.optim.swa_utils.AveragedModel(lm, device=device)
+    for k in range(3):
+        with torch.no_grad(), lt.no_grad():
+            for pt, pl in zip(tm.parameters(), lm.parameters()):
+                g = rand(*pt.shape, seed=10 + k)
+                pt.copy_(torch.tensor(g)); pl.copy_(lt.tensor(g, device=device))
+        ta.update_parameters(tm); la.update_parameters(lm)
+    on_device(device, la.n_averaged, *la.parameters())
+    for p, q in zip(la.parameters(), ta.parameters()): np.testing.assert_allclose(host(p), q.detach().numpy(), rtol=1e-6)
 
 @pytest.mark.parametrize('device', CUDA)
 def test_init_on_device(device):

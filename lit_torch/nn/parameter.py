@@ -6,6 +6,7 @@
 __all__ = ['Parameter', 'UninitializedTensorMixin', 'is_lazy', 'UninitializedParameter', 'UninitializedBuffer']
 
 # %% ../../nbs/05_parameter.ipynb #96af0dea
+from .._C import device_context
 from .._tensor import empty, Tensor, _fill, _new, _wrap
 
 # %% ../../nbs/05_parameter.ipynb #e6b42ea5
@@ -21,7 +22,8 @@ class Parameter(Tensor):
     def __reduce_ex__(self, proto): return Parameter, (_wrap(self._data, self._device), self.requires_grad)
     def __deepcopy__(self, memo):
         if id(self) not in memo:
-            memo[id(self)] = Parameter(_wrap(self._data.copy(), self._device), self.requires_grad)
+            with device_context(self._device):  # CuPy copies onto the current device: make it the parameter's
+                memo[id(self)] = Parameter(_wrap(self._data.copy(), self._device), self.requires_grad)
         return memo[id(self)]
 
 # %% ../../nbs/06b_lazy.ipynb #6b1a0004
