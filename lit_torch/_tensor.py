@@ -332,6 +332,21 @@ def _repr(self, prefix='tensor('):
 
 Tensor.__repr__ = Tensor.__str__ = _repr
 
+# %% ../nbs/01_tensor.ipynb #865b0621
+def _format(self, format_spec):
+    if self._data.ndim == 0 and type(self) is Tensor: return self.item().__format__(format_spec)
+    return object.__format__(self, format_spec)
+
+Tensor.__format__ = _format
+
+# %% ../nbs/01_tensor.ipynb #7082acbb
+Tensor.is_cpu = property(lambda self: self._device.type == 'cpu')
+for _flag in ('is_xpu', 'is_mps', 'is_meta', 'is_sparse', 'is_sparse_csr', 'is_quantized', 'is_mkldnn', 'is_nested',
+              'is_vulkan', 'is_ipu', 'is_hpu', 'is_mtia', 'is_maia'):
+    setattr(Tensor, _flag, property(lambda self: False))
+Tensor.is_floating_point = lambda self: self._data.dtype.kind == 'f'
+Tensor.is_complex = lambda self: self._data.dtype.kind == 'c'
+
 # %% ../nbs/01_tensor.ipynb #613329fc
 Tensor.__dlpack__ = lambda self, **kwargs: self._data.__dlpack__(**kwargs)
 Tensor.__dlpack_device__ = lambda self: self._data.__dlpack_device__()
