@@ -92,9 +92,17 @@ def _infer_array(data, dtype=None):
     if isinstance(data, Tensor): return data._data
     if isinstance(data, np.ndarray) or type(data).__module__.startswith('cupy'): return data
     a = np.asarray(data)
+    if a.dtype == object and isinstance(data, (list, tuple)): a = np.asarray(_scalars(data))
     if a.dtype == np.float64 and dtype is None and not isinstance(data, np.generic): a = a.astype(get_default_dtype().numpy)
     if a.dtype == object: raise TypeError(f"Could not infer dtype of {type(data).__name__}")
     return a
+
+def _scalars(data):
+    "`data`'s nested lists with each one-element tensor replaced by its Python number, as PyTorch reads `tensor([t, 2])`."
+    if isinstance(data, Tensor):
+        if data._data.size != 1: raise ValueError("only one element tensors can be converted to Python scalars")
+        return data._data.item()
+    return [_scalars(x) for x in data] if isinstance(data, (list, tuple)) else data
 
 def _place(a, dtype, device, copy):
     "`a` converted to `dtype` and moved to `device`, copied only when `copy` or needed."
