@@ -108,6 +108,7 @@ def run_program(name, examples, scratch, timeout=600):
     spec, data = PROGRAMS[name], Path(scratch) / 'text'
     if not data.exists(): data.mkdir(parents=True); write_text_data(data)
     work = Path(scratch) / (spec['needs'] if 'needs' in spec else name).replace(' ', '_')
+    if 'needs' in spec and not (work / 'model.pt').exists(): run_program(spec['needs'], examples, scratch, timeout)
     prepare(work, spec, data)
     script = str(Path(examples) / spec['script'])
     res = dict(program=name)

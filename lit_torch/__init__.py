@@ -81,7 +81,7 @@ from .shape_ops import (flip, fliplr, flipud, roll, rot90, tile, repeat_interlea
                         unsqueeze_copy, t_copy, unbind_copy, split_with_sizes_copy, view_copy, expand_copy, unfold_copy,
                         alias_copy, combinations, adjoint, index_reduce, scatter_reduce)
 from .functional import (broadcast_shapes, broadcast_tensors, meshgrid, atleast_1d, atleast_2d, atleast_3d, block_diag,
-                         cartesian_prod, tensordot, cdist, chain_matmul, unravel_index)
+                         cartesian_prod, tensordot, cdist, norm, chain_matmul, unravel_index)
 # --- end of nbs/03f_indexing.ipynb
 # --- Sorting and selection (nbs/03g_sorting.ipynb)
 from .shape_ops import sort, argsort, msort, topk, kthvalue, median, nanmedian, quantile, nanquantile, mode, searchsorted, bucketize
