@@ -5,7 +5,7 @@
 The program's files are not touched. The probe patches the framework it runs on, the same way for both:
 - every random draw the programs make (weight init through `Tensor.uniform_`/`normal_`, `torch.randn`,
   `rand`, `randint`, `randperm` (so DataLoader shuffles), `randn_like`, `rand_like`, `multinomial`, and
-  `F.dropout`) comes from one NumPy generator with a fixed seed, so both frameworks start from the same
+  `F.dropout`, `F.dropout1d/2d/3d`) comes from one NumPy generator with a fixed seed, so both frameworks start from the same
   weights and see the same batches, noise and dropout masks;
 - `nn.Parameter` creation is recorded (in order), the output of the first top-level module call is kept,
   and every `Tensor.backward` is timed; the first backward's loss and the parameters' gradients right
@@ -87,11 +87,26 @@ def dropout(input, p=0.5, training=True, inplace=False):
     return input.mul_(mask) if inplace else input * mask
 
 
+def _feature_dropout(d):
+    "F.dropout1d/2d/3d: one draw per channel of a batched input; unbatched inputs as PyTorch reads them."
+    def feature_dropout(input, p=0.5, training=True, inplace=False):
+        if not training or p == 0: return input
+        shape = tuple(input.shape)
+        if len(shape) <= 2: noise = shape  # torch's deprecated 2-D input: one draw per element
+        elif len(shape) == d + 1: noise = shape[:1] + (1,) * d  # unbatched (C, ...)
+        else: noise = shape[:2] + (1,) * (len(shape) - 2)
+        keep = (_rng.random(noise) >= p) / (1 - p)
+        mask = torch.from_numpy(np.ascontiguousarray(keep)).to(input.dtype)
+        return input.mul_(mask) if inplace else input * mask
+    return feature_dropout
+
+
 for name, fn in dict(randn=randn, rand=rand, randn_like=randn_like, rand_like=rand_like, randint=randint,
                      randperm=randperm, multinomial=multinomial).items():
     setattr(torch, name, fn)
 torch.Tensor.uniform_, torch.Tensor.normal_ = uniform_, normal_
 F.dropout = dropout
+F.dropout1d, F.dropout2d, F.dropout3d = _feature_dropout(1), _feature_dropout(2), _feature_dropout(3)
 import torch.utils.data.sampler as _sampler
 if hasattr(_sampler, 'randperm'): _sampler.randperm = randperm  # lit_torch's sampler binds randperm by name
 
