@@ -95,9 +95,17 @@ def _infer_array(data, dtype=None):
     if isinstance(data, Tensor): return data._data
     if isinstance(data, np.ndarray) or type(data).__module__.startswith('cupy'): return data
     a = np.asarray(data)
+    if a.dtype == object and isinstance(data, (list, tuple)): a = np.asarray(_scalars(data))
     if a.dtype == np.float64 and dtype is None and not isinstance(data, np.generic): a = a.astype(get_default_dtype().numpy)
     if a.dtype == object: raise TypeError(f"Could not infer dtype of {type(data).__name__}")
     return a
+
+def _scalars(data):
+    "`data`'s nested lists with each one-element tensor replaced by its Python number, as PyTorch reads `tensor([t, 2])`."
+    if isinstance(data, Tensor):
+        if data._data.size != 1: raise ValueError("only one element tensors can be converted to Python scalars")
+        return data._data.item()
+    return [_scalars(x) for x in data] if isinstance(data, (list, tuple)) else data
 
 def _place(a, dtype, device, copy):
     "`a` converted to `dtype` and moved to `device`, copied only when `copy` or needed."
@@ -334,6 +342,21 @@ def _repr(self, prefix='tensor('):
     return s + ')'
 
 Tensor.__repr__ = Tensor.__str__ = _repr
+
+# %% ../nbs/01_tensor.ipynb #865b0621
+def _format(self, format_spec):
+    if self._data.ndim == 0 and type(self) is Tensor: return self.item().__format__(format_spec)
+    return object.__format__(self, format_spec)
+
+Tensor.__format__ = _format
+
+# %% ../nbs/01_tensor.ipynb #7082acbb
+Tensor.is_cpu = property(lambda self: self._device.type == 'cpu')
+for _flag in ('is_xpu', 'is_mps', 'is_meta', 'is_sparse', 'is_sparse_csr', 'is_quantized', 'is_mkldnn', 'is_nested',
+              'is_vulkan', 'is_ipu', 'is_hpu', 'is_mtia', 'is_maia'):
+    setattr(Tensor, _flag, property(lambda self: False))
+Tensor.is_floating_point = lambda self: self._data.dtype.kind == 'f'
+Tensor.is_complex = lambda self: self._data.dtype.kind == 'c'
 
 # %% ../nbs/01_tensor.ipynb #613329fc
 Tensor.__dlpack__ = lambda self, **kwargs: self._data.__dlpack__(**kwargs)

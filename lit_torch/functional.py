@@ -36,7 +36,7 @@ import numpy as np
 from ._C import get_array_module
 from ._tensor import Tensor, Size, tensor, zeros, _wrap
 from .autograd.function import Function
-from .ops import _broadcast_shape, _check_same_device, _type_name, where as _where
+from .ops import _broadcast_shape, _check_same_device, _dims, _type_name, where as _where
 from .shape_ops import BlockDiag, _atleast_1d, _atleast_2d, _atleast_3d, stack
 
 # %% ../nbs/03f_indexing.ipynb #27043376

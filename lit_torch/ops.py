@@ -1487,6 +1487,21 @@ for _name, _dt in (('float', 'float32'), ('double', 'float64'), ('half', 'float1
                    ('short', 'int16'), ('char', 'int8'), ('byte', 'uint8'), ('bool', '_bool')):
     setattr(Tensor, _name, _dtype_method(_name, getattr(_backend, _dt)))
 
+# %% ../nbs/03_ops.ipynb #3a751c69
+def _type(self, dtype=None, non_blocking=False, **kwargs):
+    "The legacy type name (`'torch.FloatTensor'`) with no `dtype`, else this tensor cast to `dtype` (a dtype or such a name)."
+    cuda = self._device.type == 'cuda'
+    if dtype is None: return f"torch.{'cuda.' if cuda else ''}{_type_name(self._data.dtype)}Tensor"
+    if not isinstance(dtype, str): return _to(self, dtype)
+    name = dtype[6:] if dtype.startswith('torch.') else dtype
+    to_cuda = name.startswith('cuda.')
+    np_name = {f'{v}Tensor': k for k, v in _TYPE_NAMES.items()}.get(name[5:] if to_cuda else name)
+    if np_name is None: raise ValueError(f"invalid type: '{dtype}'")
+    device = self._device if to_cuda == cuda else ('cuda' if to_cuda else 'cpu')
+    return _to(self, device, getattr(_backend, '_bool' if np_name == 'bool' else np_name))
+
+Tensor.type = _type
+
 # %% ../nbs/03_ops.ipynb #33610838
 class Clone(Function):
     _node_name = 'CloneBackward0'

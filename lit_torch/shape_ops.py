@@ -198,7 +198,9 @@ _BAD_INDEX = "only integers, slices (`:`), ellipsis (`...`), None and long or by
 def _index_item(it, xp):
     "One item of an index as an int, bool, slice, None, Ellipsis or index array of module `xp`."
     if isinstance(it, Tensor): it = it._data
-    elif isinstance(it, (list, tuple)): it = np.asarray(it)
+    elif isinstance(it, (list, tuple, range)):  # a sequence indexes as a long tensor would, `range(n)` too
+        it = np.asarray(it)
+        if it.size == 0: it = it.astype(np.int64)
     if isinstance(it, (bool, np.bool_)): return bool(it)
     if isinstance(it, (int, np.integer)): return int(it)
     if it is None or it is Ellipsis or isinstance(it, slice): return it
