@@ -3,7 +3,7 @@ __version__ = "0.0.1"
 # no notebook exports, it is written by hand; its story is nbs/00_import.ipynb.
 
 # What torch._C gives torch: devices, dtypes, generators (nbs/00_import.ipynb); torch.random, torch.cuda, torch.cpu
-from ._C import (device, dtype, float16, float32, float64, int8, int16, int32, int64, uint8, get_default_dtype,
+from ._C import (device, dtype, float16, float32, float64, int8, int16, int32, int64, uint8, complex64, complex128, get_default_dtype,
                  set_default_dtype, promote_types, Generator, default_generator)
 from ._C import _bool as bool
 from .random import manual_seed, seed, initial_seed, get_rng_state, set_rng_state
@@ -16,6 +16,7 @@ from ._tensor import (Tensor, Size, tensor, as_tensor, from_numpy, from_dlpack, 
 
 # PyTorch's dtype aliases shadow builtins, so they live only here
 from ._C import float16 as half, float32 as float, float64 as double, int16 as short, int32 as int, int64 as long
+from ._C import complex64 as cfloat, complex128 as cdouble
 
 # What torch/__init__.py (and torch._C) define themselves: compile, the default device, determinism, matmul precision,
 # thread counts, finfo/iinfo, bfloat16 (nbs/16_torch_init.ipynb)
