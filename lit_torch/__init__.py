@@ -91,9 +91,15 @@ from .functional import unique, unique_consecutive
 # --- Sampling (nbs/03h_sampling.ipynb); rand, randn, randint, randperm and the *_like are in _tensor above
 from .ops import bernoulli, multinomial, normal, poisson
 # --- end of nbs/03h_sampling.ipynb
+# --- Complex numbers (nbs/03i_complex.ipynb); complex hides Python's builtin, as torch's does
+from .ops import (real, imag, view_as_real, view_as_complex, complex, polar, conj, conj_physical, resolve_conj, resolve_neg,
+                  is_complex, is_conj, is_neg)
+# --- end of nbs/03i_complex.ipynb
 
 # nn: Module, Parameter, the layers (nbs/04_functional.ipynb to 14d_dataparallel); save and load (06a_serialization), the
 # storages under tensors and the legacy storage names checkpoints use (06b_storage)
+# torch.fft (nbs/03j_fft.ipynb) and torch.special (nbs/03k_special.ipynb)
+from . import fft, special
 from . import nn
 from . import storage
 from .storage import (UntypedStorage, TypedStorage, DoubleStorage, FloatStorage, HalfStorage, LongStorage, IntStorage,

@@ -3487,6 +3487,7 @@ Tensor.uniform_, Tensor.normal_, Tensor.exponential_, Tensor.geometric_ = _unifo
 Tensor.log_normal_, Tensor.cauchy_, Tensor.random_, Tensor.bernoulli_ = _log_normal_, _cauchy_, _random_, _bernoulli_
 
 # %% ../nbs/03i_complex.ipynb #5bfeb5a7
+import builtins
 import numpy as np
 from ._C import complex64, complex128, float32, float64, get_array_module
 from ._tensor import Tensor, _wrap
@@ -3595,7 +3596,7 @@ def view_as_complex(input):
         raise RuntimeError(f"view_as_complex is only supported for float and double tensors, but got a tensor of scalar type: {input.dtype}")
     if a.ndim == 0 or a.shape[-1] != 2: raise RuntimeError("Tensor must have a last dimension of size 2")
     if a.strides[-1] != a.itemsize: raise RuntimeError("Tensor must have a last dimension with stride 1")
-    if any(s % (2 * a.itemsize) for s in a.strides[:-1]):
+    if builtins.any(s % (2 * a.itemsize) for s in a.strides[:-1]):
         raise RuntimeError("Tensor must have a stride divisible by 2 for all but last dimension")
     return ViewAsComplex.apply(input)
 
