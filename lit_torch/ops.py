@@ -3601,8 +3601,9 @@ def view_as_complex(input):
     return ViewAsComplex.apply(input)
 
 # %% ../nbs/03i_complex.ipynb #fa5b245f
-def _float_pair(name, a, b):
+def _float_pair(name, a, b, names):
     "The arrays of two float tensors of one dtype, as `complex` and `polar` need them."
+    _tensor_args(name, *zip(names, (a, b)))
     _check_same_device(a, b)
     if a.dtype != b.dtype: raise RuntimeError(f"Expected object of scalar type {a.dtype} but got scalar type {b.dtype} for second argument")
     if a._data.dtype not in (np.float32, np.float64, np.float16):
@@ -3619,7 +3620,7 @@ class Complex(Function):
     _node_name = 'ComplexBackward0'
     @staticmethod
     def forward(ctx, re, im):
-        a, b = _float_pair('complex', re, im)
+        a, b = _float_pair('complex', re, im, ('real', 'imag'))
         ctx.shapes = (a.shape, b.shape)
         return _complex_of(get_array_module(a), a, b)
     @staticmethod
@@ -3629,7 +3630,7 @@ class Polar(Function):
     _node_name = 'PolarBackward0'
     @staticmethod
     def forward(ctx, r, theta):
-        a, b = _float_pair('polar', r, theta)
+        a, b = _float_pair('polar', r, theta, ('abs', 'angle'))
         ctx.save_for_backward(r, theta)
         xp = get_array_module(a)
         return _complex_of(xp, a * xp.cos(b), a * xp.sin(b))

@@ -19,7 +19,7 @@ import numpy as np
 from .._C import get_array_module
 from .._tensor import Tensor, _wrap
 from .. import ops as _ops
-from ..ops import _array, _binary, _float, _operands, _unary, exp, log, log1p, sgn, where
+from ..ops import _array, _binary, _float, _invalid_args, _operands, _unary, exp, log, log1p, sgn, where
 
 # %% ../../nbs/03k_special.ipynb #6b263407
 def expit(input):
@@ -143,9 +143,14 @@ def _xlog1py_grad_a(g, a, b, y):
 
 _Xlog1py = _binary('_Xlog1py', 'SpecialXlog1PyBackward0', _xlog1py_array, _xlog1py_grad_a, lambda g, a, b, y: g * a / (1 + b))
 
+def _two(name, fn, input, other):
+    "`fn.apply(input, other)`, where at least one of them must be a tensor."
+    if not (isinstance(input, Tensor) or isinstance(other, Tensor)): _invalid_args(f'special_{name}', input, other)
+    return fn.apply(input, other)
+
 def xlog1py(input, other):
     "$x \\ln(1 + y)$, and 0 where $x = 0$ (unless $y$ is NaN)."
-    return _Xlog1py.apply(input, other)
+    return _two('xlog1py', _Xlog1py, input, other)
 
 def _no_grad(kernel, input):
     "A function PyTorch gives no gradient: `kernel(xp, a)` on the float array of `input`, a new tensor off the graph."
@@ -160,9 +165,10 @@ def spherical_bessel_j0(input):
 # %% ../../nbs/03k_special.ipynb #d14b584c
 def _polynomial(p1, step, shift=False):
     "The function `(input, n)` of the polynomials with `p0 = 1`, `p1(x)` and `p_{k+1} = step(x, k, p_k, p_{k-1})`."
-    def kernel(input, n):
+    def kernel(input, n, name):
+        if not (isinstance(input, Tensor) or isinstance(n, Tensor)): _invalid_args(f'special_{name}', input, n)
         a, d = _operands(input, n)
-        x = _float(a)
+        x, dtype = _float(a).astype(np.float64), _float(a).dtype  # the recurrence in float64: float32 loses the high degrees
         if shift: x = 2 * x - 1
         xp = get_array_module(x)
         shape = np.broadcast_shapes(x.shape, d.shape)
@@ -172,7 +178,7 @@ def _polynomial(p1, step, shift=False):
         for k in range(1, int(d.max()) if d.size else 0):
             prev, cur = cur, step(x, k, cur, prev)
             out = xp.where(d == k + 1, cur, out)
-        return _wrap(_array(out), (input if isinstance(input, Tensor) else n)._device)
+        return _wrap(_array(out.astype(dtype)), (input if isinstance(input, Tensor) else n)._device)
     return kernel
 
 _T = _polynomial(lambda x: x, lambda x, k, p, q: 2 * x * p - q)
@@ -190,51 +196,51 @@ _sT, _sU, _sV, _sW = (_polynomial(f, s, shift=True) for f, s in [
 # %% ../../nbs/03k_special.ipynb #4d0d3981
 def chebyshev_polynomial_t(input, n):
     "$T_n(x)$, the Chebyshev polynomial of the first kind."
-    return _T(input, n)
+    return _T(input, n, 'chebyshev_polynomial_t')
 
 def chebyshev_polynomial_u(input, n):
     "$U_n(x)$, the Chebyshev polynomial of the second kind."
-    return _U(input, n)
+    return _U(input, n, 'chebyshev_polynomial_u')
 
 def chebyshev_polynomial_v(input, n):
     "$V_n(x)$, the Chebyshev polynomial of the third kind."
-    return _V(input, n)
+    return _V(input, n, 'chebyshev_polynomial_v')
 
 def chebyshev_polynomial_w(input, n):
     "$W_n(x)$, the Chebyshev polynomial of the fourth kind."
-    return _W(input, n)
+    return _W(input, n, 'chebyshev_polynomial_w')
 
 def shifted_chebyshev_polynomial_t(input, n):
     "$T_n(2x - 1)$, on [0, 1]."
-    return _sT(input, n)
+    return _sT(input, n, 'shifted_chebyshev_polynomial_t')
 
 def shifted_chebyshev_polynomial_u(input, n):
     "$U_n(2x - 1)$, on [0, 1]."
-    return _sU(input, n)
+    return _sU(input, n, 'shifted_chebyshev_polynomial_u')
 
 def shifted_chebyshev_polynomial_v(input, n):
     "$V_n(2x - 1)$, on [0, 1]."
-    return _sV(input, n)
+    return _sV(input, n, 'shifted_chebyshev_polynomial_v')
 
 def shifted_chebyshev_polynomial_w(input, n):
     "$W_n(2x - 1)$, on [0, 1]."
-    return _sW(input, n)
+    return _sW(input, n, 'shifted_chebyshev_polynomial_w')
 
 def hermite_polynomial_h(input, n):
     "$H_n(x)$, the physicists' Hermite polynomial."
-    return _H(input, n)
+    return _H(input, n, 'hermite_polynomial_h')
 
 def hermite_polynomial_he(input, n):
     "$He_n(x)$, the probabilists' Hermite polynomial."
-    return _He(input, n)
+    return _He(input, n, 'hermite_polynomial_he')
 
 def laguerre_polynomial_l(input, n):
     "$L_n(x)$, the Laguerre polynomial."
-    return _L(input, n)
+    return _L(input, n, 'laguerre_polynomial_l')
 
 def legendre_polynomial_p(input, n):
     "$P_n(x)$, the Legendre polynomial."
-    return _P(input, n)
+    return _P(input, n, 'legendre_polynomial_p')
 
 # %% ../../nbs/03k_special.ipynb #ff71b93a
 def _scipy_special(a):
@@ -338,12 +344,12 @@ _Zeta = _binary('_Zeta', 'SpecialZetaBackward0', _sp2('zeta'), _not_implemented(
 
 def gammainc(input, other):
     "The regularised lower incomplete gamma function $P(a, x)$, `input` being $a$."
-    return _Gammainc.apply(input, other)
+    return _two('gammainc', _Gammainc, input, other)
 
 def gammaincc(input, other):
     "The regularised upper incomplete gamma function $Q(a, x) = 1 - P(a, x)$."
-    return _Gammaincc.apply(input, other)
+    return _two('gammaincc', _Gammaincc, input, other)
 
 def zeta(input, other):
     "The Hurwitz zeta function $\\zeta(x, q) = \\sum_k (k + q)^{-x}$."
-    return _Zeta.apply(input, other)
+    return _two('zeta', _Zeta, input, other)
