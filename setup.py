@@ -22,7 +22,7 @@ py_versions = '3.11 3.12 3.13'.split()
 lic = licenses.get(cfg['license'].lower(), (cfg['license'], None))
 min_python = cfg['min_python']
 requirements = cfg.get('requirements','').split()
-extras = {o: cfg.get(f'{o}_requirements','').split() for o in ('docs', 'dev', 'cuda12', 'cuda13', 'dist')}
+extras = {o: cfg.get(f'{o}_requirements','').split() for o in ('docs', 'dev', 'cuda12', 'cuda13', 'dist', 'special')}
 extras['cuda'] = extras['cuda12']  # `lit_torch[cuda]`: CuPy for CUDA 12
 dev_requirements = extras['dev']
 

@@ -3,7 +3,7 @@ __version__ = "0.0.1"
 # no notebook exports, it is written by hand; its story is nbs/00_import.ipynb.
 
 # What torch._C gives torch: devices, dtypes, generators (nbs/00_import.ipynb); torch.random, torch.cuda, torch.cpu
-from ._C import (device, dtype, float16, float32, float64, int8, int16, int32, int64, uint8, get_default_dtype,
+from ._C import (device, dtype, float16, float32, float64, int8, int16, int32, int64, uint8, complex64, complex128, get_default_dtype,
                  set_default_dtype, promote_types, Generator, default_generator)
 from ._C import _bool as bool
 from .random import manual_seed, seed, initial_seed, get_rng_state, set_rng_state
@@ -16,6 +16,7 @@ from ._tensor import (Tensor, Size, tensor, as_tensor, from_numpy, from_dlpack, 
 
 # PyTorch's dtype aliases shadow builtins, so they live only here
 from ._C import float16 as half, float32 as float, float64 as double, int16 as short, int32 as int, int64 as long
+from ._C import complex64 as cfloat, complex128 as cdouble
 
 # What torch/__init__.py (and torch._C) define themselves: compile, the default device, determinism, matmul precision,
 # thread counts, finfo/iinfo, bfloat16 (nbs/16_torch_init.ipynb)
@@ -90,6 +91,10 @@ from .functional import unique, unique_consecutive
 # --- Sampling (nbs/03h_sampling.ipynb); rand, randn, randint, randperm and the *_like are in _tensor above
 from .ops import bernoulli, multinomial, normal, poisson
 # --- end of nbs/03h_sampling.ipynb
+# --- Complex numbers (nbs/03i_complex.ipynb); complex hides Python's builtin, as torch's does
+from .ops import (real, imag, view_as_real, view_as_complex, complex, polar, conj, conj_physical, resolve_conj, resolve_neg,
+                  is_complex, is_conj, is_neg)
+# --- end of nbs/03i_complex.ipynb
 # --- Linear algebra (nbs/03i_linalg.ipynb): torch.linalg, and the kernels torch also exposes at the top level
 from .ops import (det, logdet, slogdet, inverse, cholesky, cholesky_solve, cholesky_inverse, qr, svd, pinverse, matrix_power,
                   matrix_exp, triangular_solve, lu_unpack, lu_solve, orgqr, vander)
@@ -99,6 +104,8 @@ from . import linalg
 
 # nn: Module, Parameter, the layers (nbs/04_functional.ipynb to 14d_dataparallel); save and load (06a_serialization), the
 # storages under tensors and the legacy storage names checkpoints use (06b_storage)
+# torch.fft (nbs/03j_fft.ipynb) and torch.special (nbs/03k_special.ipynb)
+from . import fft, special
 from . import nn
 from . import storage
 from .storage import (UntypedStorage, TypedStorage, DoubleStorage, FloatStorage, HalfStorage, LongStorage, IntStorage,

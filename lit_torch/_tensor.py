@@ -9,7 +9,7 @@ __all__ = ['zeros_like', 'ones_like', 'empty_like', 'rand_like', 'randn_like', '
 import numpy as np
 from ._C import (array_module, canonical_device, check_dtype, default_generator_for, device,
                           device_context, dtype_from_numpy, Generator, get_default_dtype, int64, _bool, _cpu,
-                          _cupy, _FROM_NUMPY, _get_state)
+                          _cupy, _default_complex, _FROM_NUMPY, _get_state)
 
 # %% ../nbs/01_tensor.ipynb #f8e0a21c
 class Tensor:
@@ -76,8 +76,8 @@ def _set_requires_grad(self, flag):
     if self.grad_fn is not None:
         raise RuntimeError("you can only change requires_grad flags of leaf variables. If you want to use a computed "
                            "variable in a subgraph that doesn't require differentiation use var_no_grad = var.detach().")
-    if flag and not self._data.dtype.kind == 'f':
-        raise RuntimeError(f"only Tensors of floating point dtype can require gradients, got {self.dtype}")
+    if flag and self._data.dtype.kind not in 'fc':
+        raise RuntimeError(f"only Tensors of floating point and complex dtype can require gradients, got {self.dtype}")
     self._requires_grad = bool(flag)
 
 Tensor.requires_grad = property(_get_requires_grad, _set_requires_grad)
@@ -96,7 +96,9 @@ def _infer_array(data, dtype=None):
     if isinstance(data, np.ndarray) or type(data).__module__.startswith('cupy'): return data
     a = np.asarray(data)
     if a.dtype == object and isinstance(data, (list, tuple)): a = np.asarray(_scalars(data))
-    if a.dtype == np.float64 and dtype is None and not isinstance(data, np.generic): a = a.astype(get_default_dtype().numpy)
+    if dtype is None and not isinstance(data, np.generic):  # Python floats take the default dtype, complexes its complex twin
+        if a.dtype == np.float64: a = a.astype(get_default_dtype().numpy)
+        elif a.dtype == np.complex128: a = a.astype(_default_complex().numpy)
     if a.dtype == object: raise TypeError(f"Could not infer dtype of {type(data).__name__}")
     return a
 
@@ -310,6 +312,14 @@ def _float_format(values):
     width = max((len(one(v)) for v in values[np.isfinite(values) & (values != 0)]), default=1)
     return lambda v: (one(float(v)) if np.isfinite(v) else str(float(v))).rjust(width)
 
+def _complex_format(values):
+    "Complex numbers as PyTorch prints them: real and imaginary parts each formatted (and padded) as a float tensor."
+    re, im = _float_format(values.real), _float_format(values.imag)
+    def one(v):
+        i = (im(v.imag) + 'j').lstrip()
+        return re(v.real) + (i if i[0] in '+-' else '+' + i)
+    return one
+
 def _summary_values(a):
     "The values that will be printed: all of them, or the 3 at each edge of a big tensor."
     if a.size <= 1000: return a.ravel()
@@ -317,6 +327,7 @@ def _summary_values(a):
 
 def _values_str(a, prefix):
     fmt = {'float_kind': _float_format(_summary_values(a).astype(np.float64))} if a.dtype.kind == 'f' else None
+    if a.dtype.kind == 'c': fmt = {'complex_kind': _complex_format(_summary_values(a).astype(np.complex128))}
     s = np.array2string(a, separator=', ', prefix=prefix, threshold=1000, edgeitems=3, max_line_width=80, formatter=fmt)
     return s.replace(', ..., ', ',  ..., ')  # PyTorch pads the ellipsis inside a row
 
@@ -326,7 +337,7 @@ def _suffixes(self):
     if self._device.type != 'cpu': out.append(f"device='{self._device}'")
     empty = self._data.size == 0
     if empty and self._data.ndim != 1: out.append(f'size={tuple(self._data.shape)}')
-    if self.dtype is not get_default_dtype() and (empty or self.dtype not in (int64, _bool)):
+    if self.dtype not in (get_default_dtype(), _default_complex()) and (empty or self.dtype not in (int64, _bool)):
         out.append(f'dtype={self.dtype!r}')  # an empty tensor has no values to show its dtype
     if self.grad_fn is not None: out.append(f'grad_fn=<{type(self.grad_fn).__name__}>')
     elif self._requires_grad: out.append('requires_grad=True')

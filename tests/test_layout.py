@@ -26,7 +26,7 @@ utils.data.sampler utils.data.distributed utils.data.dataloader utils.data._util
 utils.data._utils.fetch utils.data._utils.worker utils.data._utils.pin_memory utils.data._utils.signal_handling
 distributed distributed.distributed_c10d distributed.run
 backends.mkldnn backends.openmp backends.cpu accelerator amp.autocast_mode amp.grad_scaler cuda.amp cuda.amp.autocast_mode
-cuda.amp.grad_scaler cuda.streams multiprocessing.spawn utils.checkpoint testing jit onnx hub""".split()
+cuda.amp.grad_scaler cuda.streams multiprocessing.spawn utils.checkpoint testing jit onnx hub linalg fft special""".split()
 
 def _shared_classes():
     "(namespace, name, lit_torch class, torch class) for each public class both have."
