@@ -225,3 +225,13 @@ def test_screenshots(site, page):
         page.locator('main img').first.scroll_into_view_if_needed()
         page.screenshot(path=out/'api-plot.png')
     assert (out/'home.png').stat().st_size > 10_000
+
+
+@pytest.mark.parametrize('nb', NOTEBOOKS, ids=[nb.stem for nb in NOTEBOOKS])
+def test_no_section_heading_takes_a_documented_anchor(nb):
+    "A markdown heading whose id would equal a documented name's pushes that name's show_doc anchor to `name-1` (no site needed)."
+    names = {n.lower() for n in documented_names(nb)}
+    headings = [re.sub(r'[^\w-]', '', m.group(1).strip().lower().replace(' ', '-'))
+                for c in json.loads(nb.read_text())['cells'] if c['cell_type'] == 'markdown'
+                for m in re.finditer(r'^#{2,4} (.+)$', ''.join(c['source']), re.M)]
+    assert not names & set(headings), names & set(headings)
