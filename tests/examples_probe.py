@@ -5,14 +5,15 @@
 The program's files are not touched. The probe patches the framework it runs on, the same way for both:
 - every random draw the programs make (weight init through `Tensor.uniform_`/`normal_`, `torch.randn`,
   `rand`, `randint`, `randperm` (so DataLoader shuffles), `randn_like`, `rand_like`, `multinomial`, and
-  `F.dropout`, `F.dropout1d/2d/3d`) comes from one NumPy generator with a fixed seed, so both frameworks start from the same
+  `F.dropout`, `F.dropout1d/2d/3d`, and the attention-weight dropout inside `F.scaled_dot_product_attention`,
+  which `nn.MultiheadAttention` and so `nn.Transformer*` use in training) comes from one NumPy generator with a fixed seed, so both frameworks start from the same
   weights and see the same batches, noise and dropout masks;
 - `nn.Parameter` creation is recorded (in order), the output of the first top-level module call is kept,
   and every `Tensor.backward` is timed; the first backward's loss and the parameters' gradients right
   after it are saved, with the losses of the first few backwards;
 - after MAX_BACKWARDS backward calls (0: no limit) the program is stopped.
 Python's `random` and NumPy's global generator are seeded too (siamese_network draws from `random`)."""
-import os, random, runpy, sys, time, traceback
+import math, os, random, runpy, sys, time, traceback
 import numpy as np
 
 framework, out_path, max_backwards = sys.argv[1], sys.argv[2], int(sys.argv[3])
@@ -101,12 +102,37 @@ def _feature_dropout(d):
     return feature_dropout
 
 
+def _shared_sdpa(native):
+    """torch's F.scaled_dot_product_attention draws its dropout mask inside C++; with dropout on, compute the
+    math version instead, so that the mask over the attention weights is the probe's draw (as lit_torch's is)."""
+    def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None,
+                                     enable_gqa=False):
+        if dropout_p == 0:
+            return native(query, key, value, attn_mask, 0.0, is_causal, scale=scale, enable_gqa=enable_gqa)
+        if enable_gqa:
+            rep = query.size(-3) // key.size(-3)
+            key, value = key.repeat_interleave(rep, -3), value.repeat_interleave(rep, -3)
+        s = query @ key.transpose(-2, -1) * (1 / math.sqrt(query.size(-1)) if scale is None else scale)
+        if is_causal: s = s.masked_fill(~torch.ones(s.shape[-2:], dtype=torch.bool).tril(), float('-inf'))
+        if attn_mask is not None:
+            s = s.masked_fill(~attn_mask, float('-inf')) if attn_mask.dtype == torch.bool else s + attn_mask
+        return dropout(s.softmax(-1), dropout_p) @ value
+    return scaled_dot_product_attention
+
+
+def _keep_mask(x, p):
+    "lit_torch's attention dropout mask (nn.functional._keep_mask), drawn as `dropout` draws it."
+    return ((_rng.random(tuple(x.shape)) >= p) / (1 - p)).astype(x.numpy().dtype)
+
+
 for name, fn in dict(randn=randn, rand=rand, randn_like=randn_like, rand_like=rand_like, randint=randint,
                      randperm=randperm, multinomial=multinomial).items():
     setattr(torch, name, fn)
 torch.Tensor.uniform_, torch.Tensor.normal_ = uniform_, normal_
 F.dropout = dropout
 F.dropout1d, F.dropout2d, F.dropout3d = _feature_dropout(1), _feature_dropout(2), _feature_dropout(3)
+if framework == 'lit': F._keep_mask = _keep_mask  # lit_torch's multi_head_attention_forward calls its kernel directly
+else: F.scaled_dot_product_attention = _shared_sdpa(F.scaled_dot_product_attention)
 import torch.utils.data.sampler as _sampler
 if hasattr(_sampler, 'randperm'): _sampler.randperm = randperm  # lit_torch's sampler binds randperm by name
 
