@@ -5,7 +5,7 @@
 # %% auto #0
 __all__ = ['Scatter', 'Gather', 'Broadcast', 'ReduceAddCoalesced']
 
-# %% ../../../nbs/14_data_parallel.ipynb #c5795f45
+# %% ../../../nbs/14_data_parallel.ipynb #915eec21
 import time, warnings
 from contextlib import contextmanager
 from ..._C import canonical_device, cuda_device_count, device, device_context, get_array_module, _cpu
@@ -13,7 +13,7 @@ from ..._tensor import _wrap
 from ...autograd.function import Function
 from ...ops import _move
 
-# %% ../../../nbs/14_data_parallel.ipynb #993b4147
+# %% ../../../nbs/14_data_parallel.ipynb #507f79a6
 _accelerator = []
 
 def _device_type():
@@ -28,7 +28,7 @@ def _get_device(d):
 
 def _index(d): return d.index or 0
 
-# %% ../../../nbs/14_data_parallel.ipynb #61f15f10
+# %% ../../../nbs/14_data_parallel.ipynb #497e349d
 def _readable_on(a, src, dst):
     "Array `a` (on `src`) in a form that an op on `dst` can read: itself between CPU devices, else a copy on `dst`."
     return a if src.type == 'cpu' and dst.type == 'cpu' else _move(a, src, dst)
@@ -48,7 +48,7 @@ def _mark(dev, what, t0):
     "Record that `what` ran on `dev` from `t0` until now."
     if _recording[0]: _timeline[-1].append((str(dev), what, t0, time.perf_counter()))
 
-# %% ../../../nbs/14_data_parallel.ipynb #b9d95737
+# %% ../../../nbs/14_data_parallel.ipynb #c5769a8c
 def _chunk_sizes(n, chunks):
     "The sizes `Tensor.chunk(chunks)` gives a dimension of length `n`."
     step = -(-n // chunks)
@@ -67,6 +67,7 @@ def _check_dim(ndim, dim, what):
     if not -ndim <= dim < ndim: raise IndexError(f"Dimension out of range (expected to be in range of [{-ndim}, {ndim - 1}], but got {dim})")
     return dim % ndim
 
+# %% ../../../nbs/14_data_parallel.ipynb #5f6a03d7
 class Scatter(Function):
     "Cut `input` along `dim` (into `chunk_sizes`, or like `chunk`) and send piece i to `target_gpus[i]`."
     @staticmethod
@@ -89,6 +90,7 @@ class Scatter(Function):
         _mark(ctx.input_device, 'gather grads', t0)
         return None, None, None, out
 
+# %% ../../../nbs/14_data_parallel.ipynb #108e4594
 class Gather(Function):
     "Concatenate `inputs` (one per device) along `dim` on `target_device`."
     @staticmethod
@@ -121,7 +123,7 @@ class Gather(Function):
         _mark(ctx.target_device, 'scatter grads', t0)
         return (None, None) + tuple(grads)
 
-# %% ../../../nbs/14_data_parallel.ipynb #f68c7c76
+# %% ../../../nbs/14_data_parallel.ipynb #839d9593
 def _broadcast_coalesced(tensors, devices):
     "Per device, copies of `tensors` (no graph); on `devices[0]`, where they must be, the tensors themselves."
     for i, t in enumerate(tensors):
@@ -132,6 +134,7 @@ def _broadcast_coalesced(tensors, devices):
         with device_context(d): out.append([_wrap(_move(t._data, t._device, d), d) for t in tensors])
     return out
 
+# %% ../../../nbs/14_data_parallel.ipynb #8ab2b84e
 class Broadcast(Function):
     "Copies of `inputs` on each of `target_gpus`, flattened device by device; backward sums them back."
     @staticmethod
@@ -158,6 +161,7 @@ class Broadcast(Function):
         _mark(ctx.input_device, 'reduce-add grads', t0)
         return (None,) + (out if isinstance(out, tuple) else (out,))
 
+# %% ../../../nbs/14_data_parallel.ipynb #f40a44b8
 class ReduceAddCoalesced(Function):
     "Sum `grads` (num_inputs per device, device by device) onto `destination`."
     @staticmethod

@@ -5,12 +5,12 @@
 # %% auto #0
 __all__ = ['replicate']
 
-# %% ../../../nbs/14a_replicate.ipynb #cc638bb9
+# %% ../../../nbs/14a_replicate.ipynb #81a25661
 import time
 from collections import OrderedDict
 from ._functions import Broadcast, _broadcast_coalesced, _get_device, _mark
 
-# %% ../../../nbs/14a_replicate.ipynb #c05af96b
+# %% ../../../nbs/14a_replicate.ipynb #89bd780b
 def _broadcast_coalesced_reshape(tensors, devices, detach=False):
     "Per device, the list of copies of `tensors`: through Broadcast, or without a graph when `detach`."
     if not tensors: return []
@@ -18,6 +18,7 @@ def _broadcast_coalesced_reshape(tensors, devices, detach=False):
     copies = Broadcast.apply(devices, *tensors)
     return [list(copies[i:i + len(tensors)]) for i in range(0, len(copies), len(tensors))]
 
+# %% ../../../nbs/14a_replicate.ipynb #cc06811d
 def replicate(network, devices, detach=False):
     "Copies of `network` on each of `devices`, whose parameters are (differentiable) broadcasts of its own."
     if not devices: return []
