@@ -5,7 +5,7 @@
 # %% auto #0
 __all__ = ['SyncBatchNormFunction']
 
-# %% ../../../nbs/13_syncbn.ipynb #a332b2d4
+# %% ../../../nbs/13_syncbn.ipynb #9072b1be
 import numpy as np
 from ... import distributed as dist
 from ..._C import get_array_module
@@ -13,14 +13,14 @@ from ..._tensor import _wrap
 from ...autograd.function import Function
 from ...autograd.grad_mode import _grad_mode
 
-# %% ../../../nbs/13_syncbn.ipynb #7c8460e2
+# %% ../../../nbs/13_syncbn.ipynb #7d0b2679
 def _batch_norm_stats(a3):
     "This rank's row `[mean (c), biased var (c), count]` for `a3` of shape (n, c, L), in float64."
     xp = get_array_module(a3)
     count = xp.asarray([a3.shape[0] * a3.shape[2]], a3.dtype)
     return xp.concatenate([a3.mean((0, 2)), a3.var((0, 2)), count]).astype(np.float64)
 
-# %% ../../../nbs/13_syncbn.ipynb #cd04f62e
+# %% ../../../nbs/13_syncbn.ipynb #3cf9f37a
 def _combine(gathered, c):
     "Global (mean, biased var, count) per channel from rows `[mean (c), var (c), count]`, one per rank."
     means, variances, counts = gathered[:, :c], gathered[:, c:2 * c], gathered[:, 2 * c]
@@ -29,14 +29,14 @@ def _combine(gathered, c):
     var = (counts[:, None] * (variances + (means - mean) ** 2)).sum(0) / total
     return mean, var, total
 
-# %% ../../../nbs/13_syncbn.ipynb #ac9930f3
+# %% ../../../nbs/13_syncbn.ipynb #87936c23
 def _update_running(running_mean, running_var, mean, var, total, momentum):
     "Blend the global mean and unbiased variance into the running buffers, in place."
     running_mean._data[...] = (1 - momentum) * running_mean._data + momentum * mean
     running_var._data[...] = (1 - momentum) * running_var._data + momentum * var * total / (total - 1)
     running_mean._version[0] += 1; running_var._version[0] += 1
 
-# %% ../../../nbs/13_syncbn.ipynb #97170036
+# %% ../../../nbs/13_syncbn.ipynb #f055db08
 def _batch_norm_elemt(a3, mean, invstd, weight, bias):
     "`(a3 - mean) * invstd * weight + bias` per channel of `a3` (n, c, L); weight and bias may be None."
     scale = invstd * weight if weight is not None else invstd
@@ -44,14 +44,14 @@ def _batch_norm_elemt(a3, mean, invstd, weight, bias):
     if bias is not None: out += bias[:, None]
     return out
 
-# %% ../../../nbs/13_syncbn.ipynb #8f34a38f
+# %% ../../../nbs/13_syncbn.ipynb #96b1f51b
 def _backward_reduce(g3, xmu, invstd):
     "Per channel `[Σ dy, Σ dy·(x-μ)]` over `g3`, `xmu` (n, c, L), and the local weight and bias gradients."
     xp, c = get_array_module(g3), g3.shape[1]
     sums = xp.concatenate([g3.sum((0, 2)), (g3 * xmu).sum((0, 2))])
     return sums, sums[c:] * invstd, sums[:c].copy()
 
-# %% ../../../nbs/13_syncbn.ipynb #10ae953d
+# %% ../../../nbs/13_syncbn.ipynb #9831ea8a
 def _backward_elemt(g3, xmu, invstd, weight, summed, total):
     "The input gradient from the all-reduced `summed = [Σ dy, Σ dy·(x-μ)]` over all `total` values."
     c = g3.shape[1]
@@ -59,7 +59,7 @@ def _backward_elemt(g3, xmu, invstd, weight, summed, total):
     scale = invstd * weight if weight is not None else invstd
     return (g3 - mean_dy[:, None] - xmu * (invstd * invstd * mean_dy_xmu)[:, None]) * scale[:, None]
 
-# %% ../../../nbs/13_syncbn.ipynb #d65be2b4
+# %% ../../../nbs/13_syncbn.ipynb #96b3e2ae
 class SyncBatchNormFunction(Function):
     "Batch norm whose statistics, and whose backward's two sums, span every rank of `process_group`."
     _node_name = 'SyncBatchNormBackward'
