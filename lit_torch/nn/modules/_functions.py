@@ -5,7 +5,7 @@
 # %% auto #0
 __all__ = ['SyncBatchNormFunction']
 
-# %% ../../../nbs/13_syncbn.ipynb #89cb56b8
+# %% ../../../nbs/13_syncbn.ipynb #9072b1be
 import numpy as np
 from ... import distributed as dist
 from ..._C import get_array_module
@@ -13,7 +13,14 @@ from ..._tensor import _wrap
 from ...autograd.function import Function
 from ...autograd.grad_mode import _grad_mode
 
-# %% ../../../nbs/13_syncbn.ipynb #4eb69ac1
+# %% ../../../nbs/13_syncbn.ipynb #7d0b2679
+def _batch_norm_stats(a3):
+    "This rank's row `[mean (c), biased var (c), count]` for `a3` of shape (n, c, L), in float64."
+    xp = get_array_module(a3)
+    count = xp.asarray([a3.shape[0] * a3.shape[2]], a3.dtype)
+    return xp.concatenate([a3.mean((0, 2)), a3.var((0, 2)), count]).astype(np.float64)
+
+# %% ../../../nbs/13_syncbn.ipynb #3cf9f37a
 def _combine(gathered, c):
     "Global (mean, biased var, count) per channel from rows `[mean (c), var (c), count]`, one per rank."
     means, variances, counts = gathered[:, :c], gathered[:, c:2 * c], gathered[:, 2 * c]
@@ -22,30 +29,53 @@ def _combine(gathered, c):
     var = (counts[:, None] * (variances + (means - mean) ** 2)).sum(0) / total
     return mean, var, total
 
-# %% ../../../nbs/13_syncbn.ipynb #02b4ecda
+# %% ../../../nbs/13_syncbn.ipynb #87936c23
+def _update_running(running_mean, running_var, mean, var, total, momentum):
+    "Blend the global mean and unbiased variance into the running buffers, in place."
+    running_mean._data[...] = (1 - momentum) * running_mean._data + momentum * mean
+    running_var._data[...] = (1 - momentum) * running_var._data + momentum * var * total / (total - 1)
+    running_mean._version[0] += 1; running_var._version[0] += 1
+
+# %% ../../../nbs/13_syncbn.ipynb #f055db08
+def _batch_norm_elemt(a3, mean, invstd, weight, bias):
+    "`(a3 - mean) * invstd * weight + bias` per channel of `a3` (n, c, L); weight and bias may be None."
+    scale = invstd * weight if weight is not None else invstd
+    out = (a3 - mean[:, None]) * scale[:, None]
+    if bias is not None: out += bias[:, None]
+    return out
+
+# %% ../../../nbs/13_syncbn.ipynb #96b1f51b
+def _backward_reduce(g3, xmu, invstd):
+    "Per channel `[Σ dy, Σ dy·(x-μ)]` over `g3`, `xmu` (n, c, L), and the local weight and bias gradients."
+    xp, c = get_array_module(g3), g3.shape[1]
+    sums = xp.concatenate([g3.sum((0, 2)), (g3 * xmu).sum((0, 2))])
+    return sums, sums[c:] * invstd, sums[:c].copy()
+
+# %% ../../../nbs/13_syncbn.ipynb #9831ea8a
+def _backward_elemt(g3, xmu, invstd, weight, summed, total):
+    "The input gradient from the all-reduced `summed = [Σ dy, Σ dy·(x-μ)]` over all `total` values."
+    c = g3.shape[1]
+    mean_dy, mean_dy_xmu = summed[:c] / total, summed[c:] / total
+    scale = invstd * weight if weight is not None else invstd
+    return (g3 - mean_dy[:, None] - xmu * (invstd * invstd * mean_dy_xmu)[:, None]) * scale[:, None]
+
+# %% ../../../nbs/13_syncbn.ipynb #96b3e2ae
 class SyncBatchNormFunction(Function):
     "Batch norm whose statistics, and whose backward's two sums, span every rank of `process_group`."
     _node_name = 'SyncBatchNormBackward'
     @staticmethod
     def forward(ctx, input, weight, bias, running_mean, running_var, eps, momentum, process_group, world_size):
         a = input._data
-        xp = get_array_module(a)
-        n, c = a.shape[:2]
+        xp, (n, c) = get_array_module(a), a.shape[:2]
         a3 = a.reshape(n, c, -1)
-        local = xp.concatenate([a3.mean((0, 2)), a3.var((0, 2)), xp.asarray([n * a3.shape[2]], a.dtype)]).astype(np.float64)
         gathered = _wrap(xp.empty((world_size, 2 * c + 1)), input._device)
-        dist.all_gather_into_tensor(gathered, _wrap(local, input._device), group=process_group)
+        dist.all_gather_into_tensor(gathered, _wrap(_batch_norm_stats(a3), input._device), group=process_group)
         mean, var, total = _combine(gathered._data, c)
         if total <= 1: raise ValueError(f"Expected more than 1 value per channel when training, got input size {tuple(input.shape)}")
         invstd = 1 / xp.sqrt(var + eps)
-        if running_mean is not None:
-            running_mean._data[...] = (1 - momentum) * running_mean._data + momentum * mean
-            running_var._data[...] = (1 - momentum) * running_var._data + momentum * var * total / (total - 1)
-            running_mean._version[0] += 1; running_var._version[0] += 1
+        if running_mean is not None: _update_running(running_mean, running_var, mean, var, total, momentum)
         mean, invstd = mean.astype(a.dtype), invstd.astype(a.dtype)
-        scale = invstd * weight._data if weight is not None else invstd
-        out = (a3 - mean[:, None]) * scale[:, None]
-        if bias is not None: out += bias._data[:, None]
+        out = _batch_norm_elemt(a3, mean, invstd, None if weight is None else weight._data, None if bias is None else bias._data)
         ctx.save_for_backward(input, weight)
         ctx.stats, ctx.process_group = (mean, invstd, total), process_group
         return out.reshape(a.shape)
@@ -55,20 +85,15 @@ class SyncBatchNormFunction(Function):
         if _grad_mode.enabled: raise RuntimeError("SyncBatchNorm does not support double backward")
         x, w = ctx.saved_tensors
         mean, invstd, total = ctx.stats
-        a, g = x._data, grad._data
-        xp, (n, c) = get_array_module(a), a.shape[:2]
-        a3, g3 = a.reshape(n, c, -1), g.reshape(n, c, -1)
-        xmu = a3 - mean[:, None]
-        sums = xp.concatenate([g3.sum((0, 2)), (g3 * xmu).sum((0, 2))])
+        a, g, dev = x._data, grad._data, grad._device
+        n, c = a.shape[:2]
+        g3, xmu = g.reshape(n, c, -1), a.reshape(n, c, -1) - mean[:, None]
+        sums, gw, gb = _backward_reduce(g3, xmu, invstd)
         nx, nw, nb = ctx.needs_input_grad[:3]
-        gw = _wrap(sums[c:] * invstd, grad._device) if nw else None  # local: DDP averages it
-        gb = _wrap(sums[:c].copy(), grad._device) if nb else None
         gx = None
         if nx:
-            summed = _wrap(sums.copy(), grad._device)
+            summed = _wrap(sums.copy(), dev)
             dist.all_reduce(summed, group=ctx.process_group)
-            mean_dy, mean_dy_xmu = summed._data[:c] / total, summed._data[c:] / total
-            scale = invstd * w._data if w is not None else invstd
-            d = (g3 - mean_dy[:, None] - xmu * (invstd * invstd * mean_dy_xmu)[:, None]) * scale[:, None]
-            gx = _wrap(d.astype(g.dtype, copy=False).reshape(a.shape), grad._device)
-        return gx, gw, gb, None, None, None, None, None, None
+            d = _backward_elemt(g3, xmu, invstd, None if w is None else w._data, summed._data, total)
+            gx = _wrap(d.astype(g.dtype, copy=False).reshape(a.shape), dev)
+        return gx, _wrap(gw, dev) if nw else None, _wrap(gb, dev) if nb else None, None, None, None, None, None, None

@@ -137,11 +137,11 @@ class LazyBatchNorm3d(_LazyNormBase, _BatchNorm):
     cls_to_become = BatchNorm3d
     _check_input_dim = BatchNorm3d._check_input_dim
 
-# %% ../../../nbs/13_syncbn.ipynb #82a4e5f2
+# %% ../../../nbs/13_syncbn.ipynb #dc2f812c
 from ... import distributed as dist
 from ._functions import SyncBatchNormFunction
 
-# %% ../../../nbs/13_syncbn.ipynb #f01dbe2f
+# %% ../../../nbs/13_syncbn.ipynb #1d2e9e8c
 class SyncBatchNorm(_BatchNorm):
     "BatchNorm whose batch statistics span every rank of `process_group`."
     def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True,
@@ -168,7 +168,7 @@ class SyncBatchNorm(_BatchNorm):
         return SyncBatchNormFunction.apply(input, self.weight, self.bias, running_mean, running_var,
                                            self.eps, factor, group, world_size)
 
-# %% ../../../nbs/13_syncbn.ipynb #eff4fbde
+# %% ../../../nbs/13_syncbn.ipynb #83dfdb18
 def _convert(module, process_group):
     if isinstance(module, _BatchNorm) and not isinstance(module, SyncBatchNorm):
         out = SyncBatchNorm(module.num_features, module.eps, module.momentum, module.affine, module.track_running_stats, process_group)

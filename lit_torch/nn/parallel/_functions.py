@@ -5,7 +5,7 @@
 # %% auto #0
 __all__ = ['Scatter', 'Gather', 'Broadcast', 'ReduceAddCoalesced']
 
-# %% ../../../nbs/14_data_parallel.ipynb #c5795f45
+# %% ../../../nbs/14_data_parallel.ipynb #a9eb338f
 import time, warnings
 from contextlib import contextmanager
 from ..._C import canonical_device, cuda_device_count, device, device_context, get_array_module, _cpu
@@ -13,7 +13,7 @@ from ..._tensor import _wrap
 from ...autograd.function import Function
 from ...ops import _move
 
-# %% ../../../nbs/14_data_parallel.ipynb #993b4147
+# %% ../../../nbs/14_data_parallel.ipynb #f35f4151
 _accelerator = []
 
 def _device_type():
@@ -28,7 +28,7 @@ def _get_device(d):
 
 def _index(d): return d.index or 0
 
-# %% ../../../nbs/14_data_parallel.ipynb #61f15f10
+# %% ../../../nbs/14_data_parallel.ipynb #531cbbfb
 def _readable_on(a, src, dst):
     "Array `a` (on `src`) in a form that an op on `dst` can read: itself between CPU devices, else a copy on `dst`."
     return a if src.type == 'cpu' and dst.type == 'cpu' else _move(a, src, dst)
@@ -48,7 +48,7 @@ def _mark(dev, what, t0):
     "Record that `what` ran on `dev` from `t0` until now."
     if _recording[0]: _timeline[-1].append((str(dev), what, t0, time.perf_counter()))
 
-# %% ../../../nbs/14_data_parallel.ipynb #b9d95737
+# %% ../../../nbs/14_data_parallel.ipynb #08b93790
 def _chunk_sizes(n, chunks):
     "The sizes `Tensor.chunk(chunks)` gives a dimension of length `n`."
     step = -(-n // chunks)
@@ -67,6 +67,7 @@ def _check_dim(ndim, dim, what):
     if not -ndim <= dim < ndim: raise IndexError(f"Dimension out of range (expected to be in range of [{-ndim}, {ndim - 1}], but got {dim})")
     return dim % ndim
 
+# %% ../../../nbs/14_data_parallel.ipynb #5132e6df
 class Scatter(Function):
     "Cut `input` along `dim` (into `chunk_sizes`, or like `chunk`) and send piece i to `target_gpus[i]`."
     @staticmethod
@@ -89,6 +90,18 @@ class Scatter(Function):
         _mark(ctx.input_device, 'gather grads', t0)
         return None, None, None, out
 
+# %% ../../../nbs/14_data_parallel.ipynb #a05364f3
+def _check_gather_inputs(inputs, arrays, d):
+    "The RuntimeError gather raises for an input unlike input 0 in a dim other than `d`, or in dtype."
+    ref = arrays[0]
+    for i, (t, a) in enumerate(zip(inputs, arrays)):
+        if a.ndim != ref.ndim or any(m != k for j, (m, k) in enumerate(zip(a.shape, ref.shape)) if j != d):
+            raise RuntimeError(f"gather: input tensor at index {i} (on {t._device}) has invalid shape {list(a.shape)}, "
+                               f"but expected {list(ref.shape[:d]) + ['*'] + list(ref.shape[d + 1:])} (the shape of input 0, {list(ref.shape)}, in every dim but {d})")
+        if a.dtype != ref.dtype:
+            raise RuntimeError(f"gather: input tensor at index {i} has dtype {a.dtype}, but input 0 has {ref.dtype}")
+
+# %% ../../../nbs/14_data_parallel.ipynb #0451be13
 class Gather(Function):
     "Concatenate `inputs` (one per device) along `dim` on `target_device`."
     @staticmethod
@@ -101,14 +114,8 @@ class Gather(Function):
             warnings.warn("Was asked to gather along dimension 0, but all input tensors were scalars; "
                           "will instead unsqueeze and return a vector.", stacklevel=2)
             arrays = [a.reshape(1) for a in arrays]
-        ref = arrays[0]
-        d = _check_dim(ref.ndim, dim, 'gather')
-        for i, (t, a) in enumerate(zip(inputs, arrays)):
-            if a.ndim != ref.ndim or any(m != k for j, (m, k) in enumerate(zip(a.shape, ref.shape)) if j != d):
-                raise RuntimeError(f"gather: input tensor at index {i} (on {t._device}) has invalid shape {list(a.shape)}, "
-                                   f"but expected {list(ref.shape[:d]) + ['*'] + list(ref.shape[d + 1:])} (the shape of input 0, {list(ref.shape)}, in every dim but {d})")
-            if a.dtype != ref.dtype:
-                raise RuntimeError(f"gather: input tensor at index {i} has dtype {a.dtype}, but input 0 has {ref.dtype}")
+        d = _check_dim(arrays[0].ndim, dim, 'gather')
+        _check_gather_inputs(inputs, arrays, d)
         ctx.dim, ctx.input_sizes = d, tuple(a.shape[d] for a in arrays)
         with device_context(target):
             parts = [_readable_on(a, t._device, target) for t, a in zip(inputs, arrays)]
@@ -121,7 +128,7 @@ class Gather(Function):
         _mark(ctx.target_device, 'scatter grads', t0)
         return (None, None) + tuple(grads)
 
-# %% ../../../nbs/14_data_parallel.ipynb #f68c7c76
+# %% ../../../nbs/14_data_parallel.ipynb #b0215606
 def _broadcast_coalesced(tensors, devices):
     "Per device, copies of `tensors` (no graph); on `devices[0]`, where they must be, the tensors themselves."
     for i, t in enumerate(tensors):
@@ -132,6 +139,7 @@ def _broadcast_coalesced(tensors, devices):
         with device_context(d): out.append([_wrap(_move(t._data, t._device, d), d) for t in tensors])
     return out
 
+# %% ../../../nbs/14_data_parallel.ipynb #dff1c2ab
 class Broadcast(Function):
     "Copies of `inputs` on each of `target_gpus`, flattened device by device; backward sums them back."
     @staticmethod
@@ -158,6 +166,7 @@ class Broadcast(Function):
         _mark(ctx.input_device, 'reduce-add grads', t0)
         return (None,) + (out if isinstance(out, tuple) else (out,))
 
+# %% ../../../nbs/14_data_parallel.ipynb #866a6767
 class ReduceAddCoalesced(Function):
     "Sum `grads` (num_inputs per device, device by device) onto `destination`."
     @staticmethod

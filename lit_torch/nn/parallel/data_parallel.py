@@ -5,7 +5,7 @@
 # %% auto #0
 __all__ = ['DataParallel', 'data_parallel']
 
-# %% ../../../nbs/14d_dataparallel.ipynb #a11908e0
+# %% ../../../nbs/14d_dataparallel.ipynb #47186ef3
 from itertools import chain
 from ..._C import cuda_device_count
 from ...autograd.grad_mode import _grad_mode
@@ -15,13 +15,14 @@ from .parallel_apply import parallel_apply
 from .replicate import replicate
 from .scatter_gather import gather, scatter_kwargs
 
-# %% ../../../nbs/14d_dataparallel.ipynb #020b7e5b
+# %% ../../../nbs/14d_dataparallel.ipynb #8ff5743f
 def _check_devices(module, src):
     "The RuntimeError PyTorch raises when a parameter or buffer is not on `src`, naming it."
     for name, t in chain(module.named_parameters(), module.named_buffers()):
         if t._device != src:
             raise RuntimeError(f"module must have its parameters and buffers on device {src} (device_ids[0]) but found one of them on device: {t._device} ({name!r})")
 
+# %% ../../../nbs/14d_dataparallel.ipynb #8b053e0d
 class DataParallel(Module):
     "Run `module` on several devices: scatter the batch along `dim`, replicate, apply in threads, gather."
     def __init__(self, module, device_ids=None, output_device=None, dim=0):
@@ -42,6 +43,7 @@ class DataParallel(Module):
         if len(devices) == 1: self.module.to(self.src_device_obj)
 
     def forward(self, *inputs, **kwargs):
+        "Scatter `inputs` and `kwargs` over the devices, run one replica per chunk in threads, gather the outputs."
         if not self.device_ids: return self.module(*inputs, **kwargs)
         _check_devices(self.module, self.src_device_obj)
         inputs, module_kwargs = self.scatter(inputs, kwargs, self._devices)
@@ -56,6 +58,7 @@ class DataParallel(Module):
     def parallel_apply(self, replicas, inputs, kwargs): return parallel_apply(replicas, inputs, kwargs, self._devices[:len(replicas)])
     def gather(self, outputs, output_device): return gather(outputs, output_device, dim=self.dim)
 
+# %% ../../../nbs/14d_dataparallel.ipynb #50dc8f95
 def data_parallel(module, inputs, device_ids=None, output_device=None, dim=0, module_kwargs=None):
     "The functional DataParallel: one forward of `module` on `inputs`, spread over `device_ids`."
     if not isinstance(inputs, tuple): inputs = (inputs,) if inputs is not None else ()

@@ -5,7 +5,7 @@
 # %% auto #0
 __all__ = ['ParallelApply', 'parallel_apply']
 
-# %% ../../../nbs/14b_parallel_apply.ipynb #6d47be83
+# %% ../../../nbs/14b_parallel_apply.ipynb #cd3fb823
 import threading, time
 from itertools import chain
 from ..._C import device_context
@@ -19,7 +19,7 @@ from ._functions import _get_device, _mark
 from .distributed import _tensors_in
 from ...utils.data._utils.worker import _ExceptionWrapper
 
-# %% ../../../nbs/14b_parallel_apply.ipynb #97223ceb
+# %% ../../../nbs/14b_parallel_apply.ipynb #53477913
 def _first_tensor(obj): return next(_tensors_in(obj), None)
 
 def _run_threads(fn, n, where):
@@ -39,7 +39,7 @@ def _run_threads(fn, n, where):
         if isinstance(r, _ExceptionWrapper): r.reraise()
     return results
 
-# %% ../../../nbs/14b_parallel_apply.ipynb #32b791eb
+# %% ../../../nbs/14b_parallel_apply.ipynb #225048e5
 def _boundary(module, input, kwargs):
     "The tensors requiring grad through which replica `module` reaches the outside: its parameters and buffers, and its inputs."
     seen, out = set(), []
@@ -50,7 +50,7 @@ def _boundary(module, input, kwargs):
         if t.requires_grad and id(t) not in seen: seen.add(id(t)); out.append(t)
     return out
 
-
+# %% ../../../nbs/14b_parallel_apply.ipynb #78181298
 def _contained(outputs, boundary):
     "Whether backward from `outputs` stops at `boundary` before reaching any leaf that requires grad."
     stop = {id(t.grad_fn) if t.grad_fn is not None else id(t) for t in boundary}
@@ -69,6 +69,7 @@ def _contained(outputs, boundary):
         stack.extend(e[0] for e in node._edges if e is not None)
     return True
 
+# %% ../../../nbs/14b_parallel_apply.ipynb #8a2c8857
 class ParallelApply(Function):
     "Stands for the replicas' graphs: its backward runs each replica's backward in its own thread."
     @staticmethod
@@ -105,6 +106,7 @@ def _free_if_done(ctx):
     "After backward: without retain_graph the engine has freed this node, so free the replicas' graphs too."
     if ctx._saved is None: ctx.plan = ctx.boundary = None
 
+# %% ../../../nbs/14b_parallel_apply.ipynb #f6739e9b
 def _connect(outputs, modules, inputs, kwargs_tup, devices):
     "Wrap the replicas' outputs in one ParallelApply node, when every replica's graph stays inside its boundary."
     plan, boundary, flat = [], [], []
@@ -120,6 +122,7 @@ def _connect(outputs, modules, inputs, kwargs_tup, devices):
     swap = {id(o): n for o, n in zip(flat, ctx_outs)}
     return [_replace(out, swap) for out in outputs]
 
+# %% ../../../nbs/14b_parallel_apply.ipynb #dad5cab6
 def _replace(obj, swap):
     "`obj` with the tensors in `swap` replaced, keeping lists, tuples, namedtuples and dicts."
     if isinstance(obj, Tensor): return swap.get(id(obj), obj)
@@ -128,9 +131,9 @@ def _replace(obj, swap):
     if isinstance(obj, dict): return type(obj)((k, _replace(v, swap)) for k, v in obj.items())
     return obj
 
-# %% ../../../nbs/14b_parallel_apply.ipynb #11bc55ef
-def parallel_apply(modules, inputs, kwargs_tup=None, devices=None):
-    "Run `modules[i](*inputs[i], **kwargs_tup[i])` for every i, each in its own thread, on `devices[i]`."
+# %% ../../../nbs/14b_parallel_apply.ipynb #190d429d
+def _check_and_resolve(modules, inputs, kwargs_tup, devices):
+    "`kwargs_tup` and `devices`, one per module: checked, defaulted, a missing device taken from the replica's first tensor."
     if len(modules) != len(inputs):
         raise AssertionError(f"The number of modules {len(modules)} is not equal to the number of inputs {len(inputs)}")
     if kwargs_tup is None: kwargs_tup = ({},) * len(modules)
@@ -145,6 +148,12 @@ def parallel_apply(modules, inputs, kwargs_tup=None, devices=None):
             t = _first_tensor(inputs[i])
             if t is None: raise RuntimeError(f"in replica {i}, no device was provided and no tensor input was found; device cannot be resolved")
             devices[i] = t._device
+    return kwargs_tup, devices
+
+# %% ../../../nbs/14b_parallel_apply.ipynb #a88e5351
+def parallel_apply(modules, inputs, kwargs_tup=None, devices=None):
+    "Run `modules[i](*inputs[i], **kwargs_tup[i])` for every i, each in its own thread, on `devices[i]`."
+    kwargs_tup, devices = _check_and_resolve(modules, inputs, kwargs_tup, devices)
     grad_enabled = _grad_mode.enabled
     def work(i):
         _grad_mode.enabled = grad_enabled

@@ -5,12 +5,12 @@
 # %% auto #0
 __all__ = ['replicate']
 
-# %% ../../../nbs/14a_replicate.ipynb #cc638bb9
+# %% ../../../nbs/14a_replicate.ipynb #9d1c1912
 import time
 from collections import OrderedDict
 from ._functions import Broadcast, _broadcast_coalesced, _get_device, _mark
 
-# %% ../../../nbs/14a_replicate.ipynb #c05af96b
+# %% ../../../nbs/14a_replicate.ipynb #14b94b37
 def _broadcast_coalesced_reshape(tensors, devices, detach=False):
     "Per device, the list of copies of `tensors`: through Broadcast, or without a graph when `detach`."
     if not tensors: return []
@@ -18,6 +18,16 @@ def _broadcast_coalesced_reshape(tensors, devices, detach=False):
     copies = Broadcast.apply(devices, *tensors)
     return [list(copies[i:i + len(tensors)]) for i in range(0, len(copies), len(tensors))]
 
+# %% ../../../nbs/14a_replicate.ipynb #0e15b193
+def _copy_buffers(buffers, devices, detach):
+    "`(j, buffer) -> its copy on devices[j]`: broadcast in the graph when it requires grad (and not `detach`), else plainly."
+    rg = [b for b in buffers if b.requires_grad and not detach]
+    not_rg = [b for b in buffers if not (b.requires_grad and not detach)]
+    rg_idx, not_rg_idx = {id(b): i for i, b in enumerate(rg)}, {id(b): i for i, b in enumerate(not_rg)}
+    rg_copies, not_rg_copies = _broadcast_coalesced_reshape(rg, devices, detach), _broadcast_coalesced_reshape(not_rg, devices, True)
+    return lambda j, b: rg_copies[j][rg_idx[id(b)]] if id(b) in rg_idx else not_rg_copies[j][not_rg_idx[id(b)]]
+
+# %% ../../../nbs/14a_replicate.ipynb #4e3378f9
 def replicate(network, devices, detach=False):
     "Copies of `network` on each of `devices`, whose parameters are (differentiable) broadcasts of its own."
     if not devices: return []
@@ -26,11 +36,7 @@ def replicate(network, devices, detach=False):
     params = list(network.parameters())
     param_indices = {id(p): i for i, p in enumerate(params)}
     param_copies = _broadcast_coalesced_reshape(params, devices, detach)
-    buffers = list(network.buffers())
-    rg = [b for b in buffers if b.requires_grad and not detach]
-    not_rg = [b for b in buffers if not (b.requires_grad and not detach)]
-    rg_idx, not_rg_idx = {id(b): i for i, b in enumerate(rg)}, {id(b): i for i, b in enumerate(not_rg)}
-    rg_copies, not_rg_copies = _broadcast_coalesced_reshape(rg, devices, detach), _broadcast_coalesced_reshape(not_rg, devices, True)
+    buffer_copy = _copy_buffers(list(network.buffers()), devices, detach)
     modules = list(network.modules())
     module_indices = {id(m): i for i, m in enumerate(modules)}
     copies = [[m._replicate_for_data_parallel() for m in modules] for _ in devices]
@@ -49,7 +55,6 @@ def replicate(network, devices, detach=False):
                     replica._former_parameters[key] = param_copies[j][param_indices[id(p)]]
             for key, b in module._buffers.items():
                 if b is None: replica._buffers[key] = None
-                elif id(b) in rg_idx: replica._buffers[key] = rg_copies[j][rg_idx[id(b)]]
-                else: replica._buffers[key] = not_rg_copies[j][not_rg_idx[id(b)]]
+                else: replica._buffers[key] = buffer_copy(j, b)
     _mark(devices[0], 'replicate', t0)
     return [copies[j][0] for j in range(len(devices))]

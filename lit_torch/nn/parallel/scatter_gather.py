@@ -5,12 +5,12 @@
 # %% auto #0
 __all__ = ['scatter', 'scatter_kwargs', 'gather']
 
-# %% ../../../nbs/14c_scatter_gather.ipynb #84459a03
+# %% ../../../nbs/14c_scatter_gather.ipynb #98b0e151
 import time
 from ..._tensor import Tensor
 from ._functions import Gather, Scatter, _get_device, _mark
 
-# %% ../../../nbs/14c_scatter_gather.ipynb #f77b9707
+# %% ../../../nbs/14c_scatter_gather.ipynb #194564d4
 def _is_namedtuple(obj): return isinstance(obj, tuple) and hasattr(obj, '_asdict') and hasattr(obj, '_fields')
 
 def scatter(inputs, target_gpus, dim=0):
@@ -28,6 +28,7 @@ def scatter(inputs, target_gpus, dim=0):
     _mark(_get_device(target_gpus[0]) if target_gpus else '', 'scatter', t0)
     return res
 
+# %% ../../../nbs/14c_scatter_gather.ipynb #17b8bbe1
 def scatter_kwargs(inputs, kwargs, target_gpus, dim=0):
     "Scatter positional and keyword arguments, padded so that every device gets both."
     scattered_inputs = scatter(inputs, target_gpus, dim) if inputs else []
@@ -38,6 +39,7 @@ def scatter_kwargs(inputs, kwargs, target_gpus, dim=0):
         scattered_kwargs.extend({} for _ in range(len(scattered_inputs) - len(scattered_kwargs)))
     return tuple(scattered_inputs), tuple(scattered_kwargs)
 
+# %% ../../../nbs/14c_scatter_gather.ipynb #43c5ed5a
 def _check_same_kind(outputs):
     "Every replica's output at this place must be of the same kind (a tensor, None, or the same container type)."
     kind = lambda o: Tensor if isinstance(o, Tensor) else type(o)
