@@ -9,7 +9,7 @@ __all__ = ['zeros_like', 'ones_like', 'empty_like', 'rand_like', 'randn_like', '
 import numpy as np
 from ._C import (array_module, canonical_device, check_dtype, default_generator_for, device,
                           device_context, dtype_from_numpy, Generator, get_default_dtype, int64, _bool, _cpu,
-                          _cupy, _FROM_NUMPY, _get_state)
+                          _cupy, _FROM_NUMPY, _get_state, promote_types, scalar_dtype)
 
 # %% ../nbs/01_tensor.ipynb #f8e0a21c
 class Tensor:
@@ -86,13 +86,39 @@ def _requires_grad_(self, requires_grad=True):
 
 Tensor.requires_grad_ = _requires_grad_
 
+# %% ../nbs/01_tensor.ipynb #35222de9
+def _has_tensor(data):
+    return isinstance(data, Tensor) or type(data) in (list, tuple) and any(_has_tensor(v) for v in data)
+
+def _from_tensors(data):
+    "The array of a nested list holding one-element tensors (and numbers), with PyTorch's inferred dtype."
+    dts = []
+    def value(x):
+        if type(x) in (list, tuple): return [value(v) for v in x]
+        if isinstance(x, Tensor):
+            if x._data.size != 1: raise ValueError("only one element tensors can be converted to Python scalars")
+            dts.append(x.dtype)
+            return x._data.reshape(()).item()
+        dts.append(scalar_dtype(x))
+        return x
+    values = value(data)
+    if not dts: raise TypeError(f"Could not infer dtype of {type(data).__name__}")
+    dt = dts[0]
+    for d in dts[1:]: dt = promote_types(dt, d)
+    return np.array(values, dt.numpy)
+
 # %% ../nbs/01_tensor.ipynb #d3670ef6
 def _infer_array(data, dtype=None):
     "NumPy array of `data` with PyTorch's dtype inference for Python numbers (unless `dtype` is given)."
     if isinstance(data, Tensor): return data._data
     if isinstance(data, np.ndarray) or type(data).__module__.startswith('cupy'): return data
-    a = np.asarray(data)
+    leaf = data
+    while type(leaf) in (list, tuple) and leaf: leaf = leaf[0]
+    if isinstance(leaf, Tensor): return _from_tensors(data)  # [t0, t1]: torch.tensor of 0-d tensors
+    try: a = np.asarray(data)
+    except RuntimeError: return _from_tensors(data)  # a tensor that requires grad, further in
     if a.dtype == np.float64 and dtype is None and not isinstance(data, np.generic): a = a.astype(get_default_dtype().numpy)
+    if a.dtype == object and _has_tensor(data): return _from_tensors(data)
     if a.dtype == object: raise TypeError(f"Could not infer dtype of {type(data).__name__}")
     return a
 
@@ -263,6 +289,19 @@ def _detach(self):
     return t
 
 Tensor.numpy, Tensor.item, Tensor.tolist, Tensor.detach = _numpy_method, _item, _tolist, _detach
+
+# %% ../nbs/01_tensor.ipynb #e07cf7c4
+def _array(self, dtype=None, copy=None):
+    "The data for NumPy: `np.asarray(t)`, `np.array(t, dtype)`."
+    a = _numpy_method(self)
+    return a if dtype is None or a.dtype == dtype else a.astype(dtype)
+
+def _format(self, format_spec):
+    "A 0-d tensor formats as its value (`f'{t:.2f}'`); anything else as `object` does."
+    if self._data.ndim == 0 and type(self) is Tensor: return self._data.item().__format__(format_spec)
+    return object.__format__(self, format_spec)
+
+Tensor.__array__, Tensor.__array_priority__, Tensor.__format__ = _array, 1000, _format
 
 # %% ../nbs/01_tensor.ipynb #2bbadc01
 def _len(self):
