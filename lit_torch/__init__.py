@@ -6,6 +6,7 @@ __version__ = "0.0.1"
 from ._C import (device, dtype, float16, float32, float64, int8, int16, int32, int64, uint8, get_default_dtype,
                  set_default_dtype, promote_types, Generator, default_generator)
 from ._C import _bool as bool
+from ._C import layout, strided, memory_format, contiguous_format, preserve_format, channels_last, channels_last_3d
 from .random import manual_seed, seed, initial_seed, get_rng_state, set_rng_state
 from . import random, cuda, cpu
 

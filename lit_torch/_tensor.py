@@ -9,7 +9,8 @@ __all__ = ['zeros_like', 'ones_like', 'empty_like', 'rand_like', 'randn_like', '
 import numpy as np
 from ._C import (array_module, canonical_device, check_dtype, default_generator_for, device,
                           device_context, dtype_from_numpy, Generator, get_default_dtype, int64, _bool, _cpu,
-                          _cupy, _FROM_NUMPY, _get_state, promote_types, scalar_dtype)
+                          _cupy, _FROM_NUMPY, _get_state, promote_types, scalar_dtype, channels_last,
+                          channels_last_3d, contiguous_format, preserve_format, strided)
 
 # %% ../nbs/01_tensor.ipynb #f8e0a21c
 class Tensor:
@@ -206,10 +207,14 @@ def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False
     if step == 0: raise RuntimeError("step must be nonzero")
     if (end - start) * step < 0: raise RuntimeError(f"upper bound and larger bound inconsistent with step sign: start={start}, end={end}, step={step}")
     default = int64 if all(isinstance(v, (int, np.integer)) for v in (start, end, step)) else None
+    if (dtype or default or get_default_dtype()).numpy.kind in 'iub':  # PyTorch counts in the integer type itself
+        start, end, step = (int(v) for v in (start, end, step))
+        if step == 0: raise RuntimeError("step must be nonzero")
     return _factory(lambda xp, dt: xp.arange(start, end, step).astype(dt), dtype, device, requires_grad, default)
 
 def linspace(start, end, steps, dtype=None, device=None, requires_grad=False):
     "`steps` values evenly spaced from `start` to `end`, both included."
+    start, end, steps = (v._data.item() if isinstance(v, Tensor) else v for v in (start, end, steps))  # 0-d tensor bounds
     if steps < 0: raise RuntimeError(f"number of steps must be non-negative, got {steps}")
     return _factory(lambda xp, dt: xp.linspace(start, end, steps).astype(dt), dtype, device, requires_grad)
 
@@ -241,27 +246,53 @@ def randint(low, high=None, size=None, generator=None, dtype=None, device=None, 
     draw = lambda g, s: g.integers(low, high, s) if hasattr(g, 'integers') else g.randint(low, high, s)
     return _random(draw, (size,), generator, dtype, device, requires_grad, default=int64)
 
-def randperm(n, generator=None, dtype=None, device=None, requires_grad=False):
+def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
     "A random permutation of `0 … n-1` (int64 unless told)."
+    _sizes((n,))  # PyTorch's errors for a negative or non-int `n`
     return _random(lambda g, s: g.permutation(n), (), generator, dtype, device, requires_grad, default=int64)
 
 # %% ../nbs/01_tensor.ipynb #8e705c1e
 def _like(f):
-    def like(input, dtype=None, device=None, requires_grad=False, **kwargs):
-        return f(input.shape, dtype=dtype or input.dtype, device=device or input.device, requires_grad=requires_grad, **kwargs)
+    def like(input, dtype=None, device=None, requires_grad=False, memory_format=None, **kwargs):
+        out = f(input.shape, dtype=dtype or input.dtype, device=device or input.device, requires_grad=requires_grad, **kwargs)
+        if memory_format is channels_last or memory_format is channels_last_3d: out._data = _format_copy(out._data, memory_format)
+        return out
     like.__name__ = like.__qualname__ = f.__name__ + '_like'
     like.__doc__ = f"`{f.__name__}` with the size, dtype and device of `input`."
     return like
 
 zeros_like, ones_like, empty_like, rand_like, randn_like = map(_like, (zeros, ones, empty, rand, randn))
 
-def full_like(input, fill_value, dtype=None, device=None, requires_grad=False):
+def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False, layout=None, memory_format=None):
     "`full` with the size, dtype and device of `input`."
     return full(input.shape, fill_value, dtype=dtype or input.dtype, device=device or input.device, requires_grad=requires_grad)
 
-def randint_like(input, low, high=None, dtype=None, device=None, requires_grad=False):
+def randint_like(input, low, high=None, *, generator=None, dtype=None, device=None, requires_grad=False, layout=None,
+                 memory_format=None):
     "`randint` with the size, dtype and device of `input`."
-    return randint(low, high, input.shape, dtype=dtype or input.dtype, device=device or input.device, requires_grad=requires_grad)
+    return randint(low, high, input.shape, generator=generator, dtype=dtype or input.dtype, device=device or input.device,
+                   requires_grad=requires_grad)
+
+# %% ../nbs/01_tensor.ipynb #71ef9057
+def _channels_perm(memory_format, ndim):
+    "The NHWC-style permutation of `channels_last`(`_3d`), after PyTorch's rank check."
+    n = 4 if memory_format is channels_last else 5
+    if ndim != n: raise RuntimeError(f"required rank {n} tensor to use {memory_format.name} format")
+    return (0, *range(2, n), 1), (0, n - 1, *range(1, n - 1))
+
+def _format_copy(a, memory_format=None):
+    "A copy of array `a` with the strides `memory_format` asks for (None: `preserve_format`)."
+    if memory_format is None or memory_format is preserve_format: return a.copy(order='K')
+    if memory_format is contiguous_format: return a.copy(order='C')
+    perm, back = _channels_perm(memory_format, a.ndim)
+    return a.transpose(perm).copy(order='C').transpose(back)
+
+def _in_format(a, memory_format):
+    "Whether array `a`'s strides already are those of `memory_format`."
+    if memory_format is None or memory_format is contiguous_format or memory_format is preserve_format: return a.flags.c_contiguous
+    return a.transpose(_channels_perm(memory_format, a.ndim)[0]).flags.c_contiguous
+
+Tensor.layout = property(lambda self: strided)  # the only layout lit_torch has
 
 # %% ../nbs/01_tensor.ipynb #3ee5869d
 def _numpy_method(self, force=False):

@@ -214,7 +214,7 @@ import collections, string
 from . import _C as _backend
 from ._C import (canonical_device, device as _device_cls, device_context, dtype as _dtype_cls,
                           scalar_dtype, _cupy, _FROM_NUMPY)
-from ._tensor import empty, full, ones, tensor, zeros, _wrap_dim
+from ._tensor import empty, full, ones, tensor, zeros, _wrap_dim, _format_copy, _in_format
 from .autograd.grad_mode import _grad_mode
 
 # %% ../nbs/03_ops.ipynb #5faae1e6
@@ -1464,6 +1464,8 @@ def _to(self, *args, **kwargs):
     "This tensor on another device and/or in another dtype; itself when nothing changes."
     device, dtype, copy = _to_args(args, kwargs)
     device = self._device if device is None else canonical_device(device)
+    fmt = kwargs.get('memory_format')
+    if fmt is not None and fmt is not _backend.preserve_format: return _contiguous(_to(self, device, dtype, copy=copy), fmt)
     if device == self._device and (dtype is None or dtype.numpy == self._data.dtype) and not copy: return self
     return ToCopy.apply(self, device, dtype, copy)
 
@@ -1489,23 +1491,24 @@ for _name, _dt in (('float', 'float32'), ('double', 'float64'), ('half', 'float1
 class Clone(Function):
     _node_name = 'CloneBackward0'
     @staticmethod
-    def forward(ctx, x, memory_format=None): return x._data.copy()
+    def forward(ctx, x, memory_format=None): return _format_copy(x._data, memory_format)
     @staticmethod
     def backward(ctx, grad): return grad, None
 
 def clone(input, *, memory_format=None):
-    "A copy of the tensor, in the graph."
-    return Clone.apply(input)
+    "A copy of the tensor, in the graph, with its strides kept (or those `memory_format` names)."
+    return Clone.apply(input, memory_format)
 
 def _contiguous(self, memory_format=None):
-    "This tensor, or a C-contiguous copy of it."
-    return self if self._data.flags.c_contiguous else Clone.apply(self)
+    "This tensor, or a C-contiguous copy of it (or one in `memory_format`, such as `channels_last`)."
+    if memory_format is None: return self if self._data.flags.c_contiguous else Clone.apply(self, _backend.contiguous_format)
+    return self if _in_format(self._data, memory_format) else Clone.apply(self, memory_format)
 
 def _get_data(self): return _wrap(self._data, self._device)
 def _set_data(self, value): self._data, self._device = value._data, value._device
 
-Tensor.clone, Tensor.contiguous = lambda self, memory_format=None: Clone.apply(self), _contiguous
-Tensor.is_contiguous = lambda self, memory_format=None: bool(self._data.flags.c_contiguous)
+Tensor.clone, Tensor.contiguous = lambda self, *, memory_format=None: Clone.apply(self, memory_format), _contiguous
+Tensor.is_contiguous = lambda self, memory_format=None: bool(_in_format(self._data, memory_format))
 Tensor.data = property(_get_data, _set_data)
 
 def _new(make):

@@ -6,7 +6,7 @@
 __all__ = ['swapaxes', 'swapdims', 'moveaxis', 'concat', 'concatenate', 'tril', 'triu', 'Permute', 'permute', 'Transpose', 'transpose', 'MatrixT', 't', 'Unsqueeze', 'unsqueeze', 'Squeeze', 'SqueezeDim', 'SqueezeDims', 'squeeze', 'flatten', 'unflatten', 'movedim', 'Repeat', 'Index', 'Select', 'Slice', 'Alias', 'select', 'narrow', 'CopySlices', 'IndexPut', 'Cat', 'Stack', 'Split', 'SplitWithSizes', 'Unbind', 'cat', 'stack', 'split', 'chunk', 'unbind', 'Gather', 'gather', 'ScatterAdd', 'Scatter', 'ScatterValue', 'scatter', 'scatter_add', 'IndexSelect', 'index_select', 'Tril', 'Triu', 'row_stack', 'unsafe_split', 'unsafe_chunk', 'permute_copy', 'transpose_copy', 'squeeze_copy', 'unsqueeze_copy', 't_copy', 'unbind_copy', 'split_with_sizes_copy', 'Flip', 'flip', 'fliplr', 'flipud', 'Roll', 'roll', 'Rot90', 'rot90', 'tile', 'repeat_interleave', 'broadcast_to', 'hstack', 'vstack', 'dstack', 'column_stack', 'tensor_split', 'hsplit', 'vsplit', 'dsplit', 'split_with_sizes', 'Diagonal', 'diagonal', 'DiagEmbed', 'diag_embed', 'diag', 'diagflat', 'diagonal_copy', 'Unfold', 'AsStrided', 'as_strided', 'as_strided_copy', 'BlockDiag', 'nonzero', 'argwhere', 'nonzero_static', 'MaskedSelect', 'MaskedScatter', 'masked_select', 'masked_scatter', 'Take', 'Put', 'take', 'put', 'take_along_dim', 'IndexAdd', 'IndexCopy', 'IndexFill', 'IndexFillTensor', 'index_add', 'index_copy', 'index_fill', 'IndexReduce', 'ScatterReduce', 'index_reduce', 'scatter_reduce', 'IndexPutAccumulate', 'index_put', 'SelectScatter', 'SliceScatter', 'DiagonalScatter', 'AsStridedScatter', 'select_scatter', 'slice_scatter', 'diagonal_scatter', 'as_strided_scatter', 'adjoint', 'reshape', 'ravel', 'narrow_copy', 'view_copy', 'expand_copy', 'unfold_copy', 'alias_copy', 'combinations', 'Sort', 'sort', 'argsort', 'msort', 'Topk', 'Kthvalue', 'MedianDim', 'NanmedianDim', 'Mode', 'topk', 'kthvalue', 'MedianAll', 'NanmedianAll', 'median', 'nanmedian', 'quantile', 'nanquantile', 'mode', 'searchsorted', 'bucketize']
 
 # %% ../nbs/03a_shape.ipynb #e9c329a8
-import math
+import math, warnings
 import numpy as np
 from ._C import device_context, get_array_module, result_dtype, _FROM_NUMPY
 from ._tensor import Tensor, _wrap, _wrap_dim
@@ -198,7 +198,7 @@ _BAD_INDEX = "only integers, slices (`:`), ellipsis (`...`), None and long or by
 def _index_item(it, xp):
     "One item of an index as an int, bool, slice, None, Ellipsis or index array of module `xp`."
     if isinstance(it, Tensor): it = it._data
-    elif isinstance(it, (list, tuple)): it = np.asarray(it)
+    elif isinstance(it, (list, tuple, range)): it = np.asarray(it) if len(it) else np.zeros(0, np.int64)
     if isinstance(it, (bool, np.bool_)): return bool(it)
     if isinstance(it, (int, np.integer)): return int(it)
     if it is None or it is Ellipsis or isinstance(it, slice): return it
@@ -220,11 +220,23 @@ def _n_dims(it):
     if it is None or it is Ellipsis or isinstance(it, bool): return 0
     return it.ndim if getattr(it, 'dtype', None) == bool else 1
 
+# %% ../nbs/03a_shape.ipynb #47ac5648
+_SEQ_WARNING = ("Using a non-tuple sequence for multidimensional indexing is deprecated and will be changed in pytorch 2.9; "
+                "use x[tuple(seq)] instead of x[seq]. In pytorch 2.9 this will be interpreted as tensor index, "
+                "x[torch.tensor(seq)], which will result either in an error or a different result")
+
+def _as_tuple(index):
+    "PyTorch's rule for a list index that is read as a tuple of indices (and its warning)."
+    if type(index) is not list or len(index) >= 32: return False
+    if not any(isinstance(v, (Tensor, list, tuple, range, slice)) or v is None or v is Ellipsis for v in index): return False
+    warnings.warn(_SEQ_WARNING, UserWarning)
+    return True
+
 # %% ../nbs/03a_shape.ipynb #dcf2513b
 def _index_keys(a, index):
     "Split a PyTorch index of array `a` into the Function to use, a basic key, and an advanced key (or None)."
     xp = get_array_module(a)
-    items = [_index_item(it, xp) for it in (index if type(index) is tuple else (index,))]
+    items = [_index_item(it, xp) for it in (index if type(index) is tuple or _as_tuple(index) else (index,))]
     if [it is Ellipsis for it in items].count(True) > 1: raise IndexError("an index can only have a single ellipsis ('...')")
     used, shape = 0, a.shape
     for it in items: used += _n_dims(it)
