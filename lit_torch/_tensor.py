@@ -23,7 +23,7 @@ class Tensor:
     def __init__(self, *args, device=None):
         "`Tensor(2, 3)` is an uninitialised float tensor of that size; `Tensor([1, 2])` copies the data."
         sized = not args or isinstance(args[0], int)
-        t = empty(*args, device=device) if sized else tensor(args[0], dtype=get_default_dtype(), device=device)
+        t = empty(*(args or (0,)), device=device) if sized else tensor(args[0], dtype=get_default_dtype(), device=device)
         _fill(self, t._data, t._device)
 
 # %% ../nbs/01_tensor.ipynb #e08d742a
