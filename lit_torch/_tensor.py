@@ -74,7 +74,7 @@ def _set_requires_grad(self, flag):
     if self.grad_fn is not None:
         raise RuntimeError("you can only change requires_grad flags of leaf variables. If you want to use a computed "
                            "variable in a subgraph that doesn't require differentiation use var_no_grad = var.detach().")
-    if flag and not self._data.dtype.kind == 'f':
+    if flag and self._data.dtype.kind not in 'fV':  # V: ml_dtypes' bfloat16 and float8
         raise RuntimeError(f"only Tensors of floating point dtype can require gradients, got {self.dtype}")
     self._requires_grad = bool(flag)
 

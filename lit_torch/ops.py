@@ -20,7 +20,7 @@ def _check_same_device(a, b):
 def _scalar_for(x, s):
     "The dtype an array `x` and a Python number `s` compute in: the tensor's, unless `s` is of a higher category."
     kind = x.dtype.kind
-    if kind == 'f' or isinstance(s, (bool, np.bool_)) or (kind != 'b' and isinstance(s, (int, np.integer))): return x.dtype
+    if kind in 'fV' or isinstance(s, (bool, np.bool_)) or (kind != 'b' and isinstance(s, (int, np.integer))): return x.dtype
     if isinstance(s, (int, np.integer)): return np.dtype(np.int64)
     if isinstance(s, (float, np.floating)): return get_default_dtype().numpy
     raise TypeError(f"unsupported operand type for a tensor op: {type(s).__name__} ({s!r})")
@@ -220,10 +220,10 @@ from .autograd.grad_mode import _grad_mode
 # %% ../nbs/03_ops.ipynb #5faae1e6
 def _float(a):
     "Array `a`, in the default float dtype if it holds integers or bools: what `exp`, `log`, `sqrt`… compute in."
-    return a if a.dtype.kind == 'f' else a.astype(get_default_dtype().numpy)
+    return a if a.dtype.kind in 'fV' else a.astype(get_default_dtype().numpy)  # V: ml_dtypes' bfloat16, float8
 
 _TYPE_NAMES = {'float16': 'Half', 'float32': 'Float', 'float64': 'Double', 'int8': 'Char', 'int16': 'Short',
-               'int32': 'Int', 'int64': 'Long', 'uint8': 'Byte', 'bool': 'Bool'}
+               'int32': 'Int', 'int64': 'Long', 'uint8': 'Byte', 'bool': 'Bool', 'bfloat16': 'BFloat16'}
 def _type_name(dt):
     "PyTorch's C++ name of a NumPy dtype: float32 → 'Float'."
     return _TYPE_NAMES[np.dtype(dt).name]
@@ -940,7 +940,7 @@ class Mean(Function):
     @staticmethod
     def forward(ctx, x, dim=None, keepdim=False):
         a = x._data
-        if a.dtype.kind != 'f':
+        if a.dtype.kind not in 'fV':
             raise RuntimeError(f"mean(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. Got: {_type_name(a.dtype)}")
         ctx.shape, ctx.axes, ctx.keepdim = a.shape, _dims(dim, a.ndim), keepdim
         return _array(a.mean(axis=ctx.axes, keepdims=keepdim))
@@ -972,7 +972,7 @@ class Var(Function):
     @staticmethod
     def forward(ctx, x, dim, correction, keepdim):
         a = x._data
-        if a.dtype.kind != 'f': raise RuntimeError("std and var only support floating point and complex dtypes")
+        if a.dtype.kind not in 'fV': raise RuntimeError("std and var only support floating point and complex dtypes")
         ctx.axes, ctx.keepdim = _dims(dim, a.ndim), keepdim
         ctx.denom = _count(a.shape, ctx.axes) - correction
         ctx.save_for_backward(x)
@@ -996,7 +996,7 @@ class Std(Function):
     @staticmethod
     def forward(ctx, x, dim, correction, keepdim):
         a = x._data
-        if a.dtype.kind != 'f': raise RuntimeError("std and var only support floating point and complex dtypes")
+        if a.dtype.kind not in 'fV': raise RuntimeError("std and var only support floating point and complex dtypes")
         ctx.axes, ctx.keepdim = _dims(dim, a.ndim), keepdim
         ctx.denom = _count(a.shape, ctx.axes) - correction
         with np.errstate(divide='ignore', invalid='ignore'):
@@ -1222,7 +1222,7 @@ Tensor.all, Tensor.any = all, any
 # %% ../nbs/03_ops.ipynb #c9541f74
 def _softmax_input(x, dim, name):
     a = x._data
-    if a.dtype.kind != 'f': raise NotImplementedError(f"\"{name}_lastdim_kernel_impl\" not implemented for '{_type_name(a.dtype)}'")
+    if a.dtype.kind not in 'fV': raise NotImplementedError(f"\"{name}_lastdim_kernel_impl\" not implemented for '{_type_name(a.dtype)}'")
     return a, _wrap_dim(dim, a.ndim) if a.ndim else ()
 
 class Softmax(Function):
@@ -1296,8 +1296,9 @@ def _check_matmul(a, b, fn):
 def _matmul(xa, xb):
     "The matrix product of two arrays; a batch of matrices times one matrix as a single 2-D product."
     if xb.ndim == 2 and xa.ndim > 2:
-        return (xa.reshape(-1, xa.shape[-1]) @ xb).reshape(xa.shape[:-1] + (xb.shape[-1],))
-    return _array(xa @ xb)
+        return _matmul(xa.reshape(-1, xa.shape[-1]), xb).reshape(xa.shape[:-1] + (xb.shape[-1],))
+    out = xa @ xb
+    return _array(out if out.dtype == xa.dtype else out.astype(xa.dtype))  # ml_dtypes' bfloat16 products come back in float32
 
 class Matmul(Function):
     _node_name = 'UnsafeViewBackward0'

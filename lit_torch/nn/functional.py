@@ -30,7 +30,7 @@ def _like(a, t):
     return _wrap(a, t._device)
 
 def _check_float(x, name):
-    if x._data.dtype.kind != 'f':
+    if x._data.dtype.kind not in 'fV':  # V: ml_dtypes' bfloat16 and float8
         raise NotImplementedError(f"\"{name}\" not implemented for '{_type_name(x._data.dtype)}'")
 
 # %% ../../nbs/04_functional.ipynb #93f38480
