@@ -313,3 +313,7 @@ def _tune_malloc(threshold=256 * 1024 * 1024):
     except (OSError, AttributeError): return False
 
 if os.environ.get('LIT_TORCH_MALLOC_TUNING', '1') != '0': _tune_malloc()
+
+# %% ../nbs/00_import.ipynb #054970ac
+import warnings
+warnings.filterwarnings('ignore', category=RuntimeWarning, module=r'lit_torch(\.|$)')

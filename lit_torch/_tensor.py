@@ -372,7 +372,9 @@ def _float_format(values):
 def _summary_values(a):
     "The values that will be printed: all of them, or the 3 at each edge of a big tensor."
     if a.size <= 1000: return a.ravel()
-    return np.concatenate([a[(slice(None),) * i + (np.r_[0:3, -3:0],)].ravel() for i in range(a.ndim)] if a.ndim else [a.ravel()])
+    for i, n in enumerate(a.shape):  # PyTorch's summarized data: 3 at each edge of every long dim
+        if n > 6: a = np.take(a, np.r_[0:3, n - 3:n], axis=i)
+    return a.ravel()
 
 def _values_str(a, prefix):
     fmt = {'float_kind': _float_format(_summary_values(a).astype(np.float64))} if a.dtype.kind == 'f' else None

@@ -36,6 +36,7 @@ def _operands(a, b):
     if isinstance(a, Tensor):
         dt = _scalar_for(a._data, b)
         return a._data.astype(dt, copy=False), np.array(b).astype(dt)[()]
+    if not isinstance(b, Tensor): raise TypeError(f"expected a tensor among the operands, got {type(a).__name__} and {type(b).__name__}")
     xb, xa = _operands(b, a)
     return xa, xb
 
@@ -69,10 +70,18 @@ class Expand(Function):
     _node_name = 'ExpandBackward0'
     @staticmethod
     def forward(ctx, x, shape):
-        ctx.shape = x.shape
-        shape = tuple(n if n != -1 else x.shape[i - len(shape) + x.ndim] for i, n in enumerate(shape))
-        _broadcast_shape(x.shape, shape)
-        return _view_of(x, get_array_module(x._data).broadcast_to(x._data, shape))
+        ctx.shape, lead = x.shape, len(shape) - x.ndim
+        if lead < 0:
+            raise RuntimeError(f"expand(torch.{_type_name(x._data.dtype)}Tensor{{{list(x.shape)}}}, size={list(shape)}): the number of sizes "
+                               f"provided ({len(shape)}) must be greater or equal to the number of dimensions in the tensor ({x.ndim})")
+        for i, n in enumerate(shape[:lead]):
+            if n == -1: raise RuntimeError(f"The expanded size of the tensor (-1) isn't allowed in a leading, non-existing dimension {i}")
+        shape = tuple(n if n != -1 else x.shape[i - lead] for i, n in enumerate(shape))
+        try: return _view_of(x, get_array_module(x._data).broadcast_to(x._data, shape))
+        except ValueError: pass
+        i = next(i for i, n in enumerate(shape) if i >= lead and x.shape[i - lead] not in (1, n) or n < 0)
+        raise RuntimeError(f"The expanded size of the tensor ({shape[i]}) must match the existing size ({x.shape[i - lead] if i >= lead else 1}) at "
+                           f"non-singleton dimension {i}.  Target sizes: {list(shape)}.  Tensor sizes: {list(x.shape)}")
     @staticmethod
     def backward(ctx, grad): return grad.sum_to_size(ctx.shape), None
 
@@ -456,9 +465,18 @@ class Abs(Function):
 class Sign(Function):
     _node_name = 'SignBackward0'
     @staticmethod
-    def forward(ctx, x): return x._data.copy() if x._data.dtype == np.bool_ else get_array_module(x._data).sign(x._data)
+    def forward(ctx, x):
+        a = x._data
+        if a.dtype == np.bool_: return a.copy()
+        s = get_array_module(a).sign(a)
+        return s if a.dtype.kind not in 'fV' else _nan_to_zero(s)  # PyTorch's sign(nan) is 0; NumPy's is nan
     @staticmethod
     def backward(ctx, grad): return grad * 0
+
+def _nan_to_zero(s):
+    nan = s != s
+    if nan.any(): s[nan] = 0
+    return s
 
 def abs(input):
     "The absolute value, elementwise."
@@ -666,14 +684,25 @@ Tensor.exp, Tensor.expm1, Tensor.log, Tensor.log1p, Tensor.sqrt, Tensor.rsqrt = 
 Tensor.sin, Tensor.cos, Tensor.tanh, Tensor.sigmoid = sin, cos, tanh, sigmoid
 
 # %% ../nbs/03_ops.ipynb #f3639b84
-def _check_int_pow(xa, xb):
-    if xa.dtype.kind in 'biu' and xb.dtype.kind in 'iu' and (xb < 0).any():
+def _check_int_pow(xa, xb, b):
+    "PyTorch refuses a negative Python int exponent of an integer tensor; a tensor of exponents is computed (below)."
+    if not isinstance(b, Tensor) and xa.dtype.kind in 'biu' and xb.dtype.kind in 'iu' and (xb < 0).any():
         raise RuntimeError("Integers to negative integer powers are not allowed.")
+
+def _int_pow(xa, xb):
+    "Integer powers with negative exponents as PyTorch computes them: 1 for a base of 1, ±1 for -1, else 0."
+    xp = get_array_module(xa)
+    neg = xb < 0
+    out = xp.power(xa, xp.where(neg, 0, xb))
+    if not neg.any(): return out
+    odd = (xb % 2).astype(bool)
+    return xp.where(neg, xp.where(xa == 1, 1, xp.where(xa == -1, xp.where(odd, -1, 1), 0)).astype(out.dtype), out)
 
 def _pow_arrays(a, b):
     xa, xb = _operands(a, b)
     _broadcast_shape(xa.shape, xb.shape)
-    _check_int_pow(xa, xb)
+    _check_int_pow(xa, xb, b)
+    if xa.dtype.kind in 'iu' and xb.dtype.kind in 'iu' and isinstance(b, Tensor): return _int_pow(xa, xb)
     if xa.dtype == np.bool_:  # a bool tensor to a bool number: x ** True is x, x ** False is all True
         if isinstance(b, Tensor): raise NotImplementedError("\"pow\" not implemented for 'Bool'")
         return xa.copy() if b else get_array_module(xa).ones_like(xa)
@@ -1080,7 +1109,8 @@ def prod(input, dim=None, keepdim=False, *, dtype=None):
     "The product of the elements, over all of them or along one `dim`."
     if dim is not None and not isinstance(dim, int):
         raise TypeError(f"prod() received an invalid combination of arguments - got (dim={type(dim).__name__}), but expected (int dim, bool keepdim = False, *, torch.dtype dtype = None)")
-    return (ProdAll if dim is None else Prod).apply(_cast(input, dtype), dim, keepdim)
+    out = (ProdAll if dim is None else Prod).apply(_cast(input, dtype), dim, keepdim)
+    return out if dtype is None or dtype.is_floating_point else _cast(out, dtype)  # an integer or bool dtype is the result's too
 
 Tensor.prod = prod
 
@@ -1092,7 +1122,9 @@ class Cumsum(Function):
         a = x._data
         ctx.dim = _wrap_dim(dim, a.ndim)
         if a.ndim == 0: return a.astype(np.int64) if a.dtype.kind in 'biu' else a.copy()
-        return a.cumsum(axis=ctx.dim, dtype=np.int64 if a.dtype.kind in 'biu' else None)
+        if a.dtype.kind in 'biu': return a.cumsum(axis=ctx.dim, dtype=np.int64)
+        if a.dtype.itemsize < 4: return a.cumsum(axis=ctx.dim, dtype=np.float32).astype(a.dtype)  # half precision sums in float32, as PyTorch's
+        return a.cumsum(axis=ctx.dim)
     @staticmethod
     def backward(ctx, grad):
         if grad.ndim == 0: return grad, None
@@ -1130,12 +1162,12 @@ Tensor.cumsum, Tensor.logsumexp = cumsum, logsumexp
 # %% ../nbs/03_ops.ipynb #64dc44d1
 class Amax(Function):
     _node_name = 'AmaxBackward0'
-    _reduce = 'max'
+    _reduce, _name = 'max', 'amax'
     @classmethod
     def forward(cls, ctx, x, dim=(), keepdim=False):
         a = x._data
         axes = tuple(range(a.ndim)) if dim is None or dim == () or dim == [] else _dims(dim, a.ndim)
-        if a.size == 0: raise IndexError(f"{cls._reduce}(): Expected reduction dim to be specified for input.numel() == 0.")
+        if a.size == 0: _check_empty_reduction(cls._name, a.shape, dim, axes)
         out = getattr(a, cls._reduce)(axis=axes, keepdims=True)
         ctx.axes, ctx.keepdim, ctx.shape = axes, keepdim, a.shape
         if ctx.needs_input_grad[0]:
@@ -1148,10 +1180,17 @@ class Amax(Function):
 
 class Amin(Amax):
     _node_name = 'AminBackward0'
-    _reduce = 'min'
+    _reduce, _name = 'min', 'amin'
 
-class MaxAll(Amax): _node_name = 'MaxBackward1'
-class MinAll(Amin): _node_name = 'MinBackward1'
+class MaxAll(Amax): _node_name, _name = 'MaxBackward1', 'max'
+class MinAll(Amin): _node_name, _name = 'MinBackward1', 'min'
+
+def _check_empty_reduction(name, shape, dim, axes):
+    "PyTorch's errors for a max-like reduction of an empty array: no dims given, or a reduced dim of size 0."
+    if dim is None or dim == () or dim == []:
+        raise RuntimeError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0. Specify the reduction dim with the 'dim' argument.")
+    for d in ((dim,) if isinstance(dim, int) else dim):
+        if shape[_wrap_dim(d, len(shape))] == 0: raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
 
 def amax(input, dim=(), keepdim=False):
     "The largest element over `dim` (all by default); ties share the gradient."
@@ -1219,6 +1258,7 @@ def _arg_reduce(name):
         a, d = input._data, input._device
         if a.dtype == np.bool_: raise RuntimeError(f"{name}(): does not support bool input")
         with device_context(d):
+            if a.size == 0: _check_empty_arg(name, a.shape, dim)
             if dim is None: return _wrap(get_array_module(a).asarray(getattr(a, name)()).reshape((1,) * a.ndim if keepdim else ()), d)
             if a.ndim == 0: return _wrap(get_array_module(a).zeros((), np.int64), d)
             return _wrap(_array(getattr(a, name)(axis=_wrap_dim(dim, a.ndim), keepdims=keepdim)), d)
@@ -1226,9 +1266,17 @@ def _arg_reduce(name):
     op.__doc__ = f"The index of the {name[3:]}imum, over all elements (flattened) or along `dim`; an int64 tensor."
     return op
 
+def _check_empty_arg(name, shape, dim):
+    "PyTorch's IndexError for argmax/argmin of an empty tensor without a dim, or along a dim of size 0."
+    if dim is None: raise IndexError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0.")
+    if len(shape) and shape[_wrap_dim(dim, len(shape))] == 0: raise IndexError(f"{name}(): Expected reduction dim {dim} to have non-zero size.")
+
 argmax, argmin = _arg_reduce('argmax'), _arg_reduce('argmin')
 
-def _axis(dim, ndim): return None if dim is None else _wrap_dim(dim, ndim)
+def _axis(dim, ndim):
+    "A dim, or a tuple of dims (`()`: none, so nothing is reduced), as NumPy's axis."
+    if dim is None: return None
+    return _wrap_dim(dim, ndim) if isinstance(dim, int) else tuple(_wrap_dim(d, ndim) for d in dim)
 
 def all(input, dim=None, keepdim=False):
     "Whether every element (along `dim`) is nonzero."
@@ -1252,6 +1300,8 @@ class Softmax(Function):
     @staticmethod
     def forward(ctx, x, dim):
         a, ax = _softmax_input(x, dim, 'softmax')
+        ctx.dim = ax
+        if not a.size: return _saved_output(ctx, a.copy(), x)  # nothing to normalise (NumPy's max would refuse)
         e = _array(a - a.max(axis=ax, keepdims=True))
         xp = get_array_module(e)
         xp.exp(e, out=e)
@@ -1268,6 +1318,8 @@ class LogSoftmax(Function):
     @staticmethod
     def forward(ctx, x, dim):
         a, ax = _softmax_input(x, dim, 'log_softmax')
+        ctx.dim = ax
+        if not a.size: return _saved_output(ctx, a.copy(), x)
         s = _array(a - a.max(axis=ax, keepdims=True))
         xp = get_array_module(s)
         s -= xp.log(xp.exp(s).sum(axis=ax, keepdims=True))
@@ -1386,9 +1438,12 @@ Tensor.__matmul__ = matmul
 Tensor.__rmatmul__ = lambda self, other: matmul(other, self)
 
 # %% ../nbs/03_ops.ipynb #0d3ea044
-def _parse_einsum(equation, shapes):
-    "The subscripts of each operand and of the output, with `...` spelled out as letters."
+def _parse_einsum(equation, shapes, repeated=False):
+    "The subscripts of each operand and of the output, with `...` spelled out as letters (`repeated`: allow `'ii'`)."
     eq = equation.replace(' ', '')
+    for i, c in enumerate(eq):
+        if not (c in string.ascii_letters or c in '.,->'):
+            raise RuntimeError(f"einsum(): invalid subscript given at index {i} in the equation string, subscripts must be in [a-zA-Z]")
     lhs, arrow, rhs = eq.partition('->')
     terms = lhs.split(',')
     if len(terms) != len(shapes):
@@ -1401,9 +1456,13 @@ def _parse_einsum(equation, shapes):
         if '...' in t: t = t.replace('...', ell[n_ell - (len(s) - len(t) + 3):])
         if len(t) != len(s):
             raise RuntimeError(f"einsum(): the number of subscripts in the equation ({len(t)}) does not match the number of dimensions ({len(s)}) for operand {i} and no ellipsis was given")
-        if len(set(t)) != len(t): raise NotImplementedError(f"einsum(): repeated subscripts within one operand ('{terms[i]}') are not supported")
+        if len(set(t)) != len(t) and not repeated: raise NotImplementedError(f"einsum(): repeated subscripts within one operand ('{terms[i]}') are not supported")
         out.append(t)
-    if arrow: rhs = rhs.replace('...', ell)
+    if arrow:
+        rhs = rhs.replace('...', ell)
+        for c in rhs:
+            if rhs.count(c) > 1: raise RuntimeError(f"einsum(): output subscript {c} appears more than once in the output")
+            if not builtins.any(c in t for t in out): raise RuntimeError(f"einsum(): output subscript {c} does not appear in the equation for any input operand")
     else: rhs = ell + ''.join(sorted(c for c in set(''.join(out)) - set(ell) if ''.join(out).count(c) == 1))
     return out, rhs
 
@@ -1463,9 +1522,24 @@ class Einsum(Function):
             grads.append(g)
         return tuple(grads)
 
+def _einsum_diagonals(equation, operands):
+    "A letter repeated within one operand (`'ii->i'`, `'iji->j'`) takes that operand's diagonal first, as PyTorch does."
+    terms, out = _parse_einsum(equation, [t.shape for t in operands], repeated=True)
+    if builtins.all(len(set(t)) == len(t) for t in terms): return equation, operands
+    ops, new = [], []
+    for t, x in zip(terms, operands):
+        while len(set(t)) != len(t):
+            c = next(c for c in t if t.count(c) > 1)
+            i = t.index(c); j = t.index(c, i + 1)
+            x, t = x.diagonal(0, i, j), t[:i] + t[i + 1:j] + t[j + 1:] + c  # the diagonal becomes the last dim
+        ops.append(x); new.append(t)
+    return f"{','.join(new)}->{out}", tuple(ops)
+
 def einsum(equation, *operands):
     "Sum of products over the letters of `equation` (Einstein notation)."
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)): operands = tuple(operands[0])
+    terms = equation.replace(' ', '').replace('...', '').partition('->')[0].split(',')
+    if builtins.any(len(set(t)) != len(t) for t in terms): equation, operands = _einsum_diagonals(equation, operands)
     return Einsum.apply(equation, *operands)
 
 # %% ../nbs/03_ops.ipynb #9c608f7f
@@ -1640,7 +1714,14 @@ def _check_fits(self, shape):
 def _writable(self):
     "`self._data` as a writable array (a reduction over all dims may have left a NumPy scalar)."
     if isinstance(self._data, np.generic): self._data = np.array(self._data)
+    _check_writable(self._data)
     return self._data
+
+def _check_writable(a):
+    "PyTorch's error for writing into an expanded tensor (NumPy marks broadcast views read-only)."
+    if isinstance(a, np.ndarray) and not a.flags.writeable:
+        raise RuntimeError("unsupported operation: more than one element of the written-to tensor refers to a single memory location. "
+                           "Please clone() the tensor before performing the operation.")
 
 def _store(self, out):
     "Write array `out` into `self`, in place, and bump the version counter."
