@@ -6,6 +6,7 @@
 __all__ = ['zeros_like', 'ones_like', 'empty_like', 'rand_like', 'randn_like', 'Tensor', 'Size', 'tensor', 'as_tensor', 'from_numpy', 'zeros', 'ones', 'empty', 'full', 'eye', 'arange', 'linspace', 'rand', 'randn', 'randint', 'randperm', 'full_like', 'randint_like', 'from_dlpack']
 
 # %% ../nbs/01_tensor.ipynb #bb9d58e4
+import builtins, math
 import numpy as np
 from ._C import (array_module, canonical_device, check_dtype, default_generator_for, device,
                           device_context, dtype_from_numpy, Generator, get_default_dtype, int64, _bool, _cpu,
@@ -207,9 +208,13 @@ def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False
     if step == 0: raise RuntimeError("step must be nonzero")
     if (end - start) * step < 0: raise RuntimeError(f"upper bound and larger bound inconsistent with step sign: start={start}, end={end}, step={step}")
     default = int64 if all(isinstance(v, (int, np.integer)) for v in (start, end, step)) else None
-    if (dtype or default or get_default_dtype()).numpy.kind in 'iub':  # PyTorch counts in the integer type itself
-        start, end, step = (int(v) for v in (start, end, step))
+    dt = dtype or default or get_default_dtype()
+    if dt.numpy.kind in 'iub':  # PyTorch steps in int64 from the truncated start and step...
+        n = math.ceil((end - start) / step)  # ...and counts with doubles, except for int64, which counts in itself
+        start, step = int(start), int(step)
+        if dt is int64: n = len(range(start, int(end), step)) if step else 0
         if step == 0: raise RuntimeError("step must be nonzero")
+        return _factory(lambda xp, dt: (xp.arange(builtins.max(n, 0), dtype=np.int64) * step + start).astype(dt), dtype, device, requires_grad, default)
     return _factory(lambda xp, dt: xp.arange(start, end, step).astype(dt), dtype, device, requires_grad, default)
 
 def linspace(start, end, steps, dtype=None, device=None, requires_grad=False):

@@ -1561,10 +1561,18 @@ def _to(self, *args, **kwargs):
     "This tensor on another device and/or in another dtype; itself when nothing changes."
     device, dtype, copy = _to_args(args, kwargs)
     device = self._device if device is None else canonical_device(device)
+    alias = device == self._device and (dtype is None or dtype.numpy == self._data.dtype) and not copy
     fmt = kwargs.get('memory_format')
-    if fmt is not None and fmt is not _backend.preserve_format: return _contiguous(_to(self, device, dtype, copy=copy), fmt)
-    if device == self._device and (dtype is None or dtype.numpy == self._data.dtype) and not copy: return self
+    if fmt is not None and fmt is not _backend.preserve_format and not (alias and fmt is _suggested_format(self._data)):
+        return _contiguous(_to(self, device, dtype, copy=copy), fmt)
+    if alias: return self
     return ToCopy.apply(self, device, dtype, copy)
+
+def _suggested_format(a):
+    "The memory format PyTorch reads off strides: channels_last(_3d) when they are that, else contiguous (`to` keeps such a tensor)."
+    for fmt, n in ((_backend.channels_last, 4), (_backend.channels_last_3d, 5)):
+        if a.ndim == n and not a.flags.c_contiguous and _in_format(a, fmt): return fmt
+    return _backend.contiguous_format
 
 def _type_as(self, other):
     "This tensor in `other`'s dtype."
