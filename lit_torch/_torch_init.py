@@ -226,9 +226,9 @@ bfloat16 = dtype.__new__(dtype)  # its `numpy` slot stays empty until first use
 bfloat16.name, bfloat16.is_floating_point, bfloat16.is_signed, bfloat16.itemsize = 'bfloat16', True, True, 2
 
 # %% ../nbs/16_torch_init.ipynb #ea65e01f
-def _bfloat16_method(self):
+def _bfloat16_method(self, memory_format=None):
     "`self.to(torch.bfloat16)`."
-    return self.to(bfloat16)
+    return self.to(bfloat16) if memory_format is None else self.to(bfloat16, memory_format=memory_format)
 
 Tensor.bfloat16 = _bfloat16_method
 

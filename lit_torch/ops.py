@@ -290,7 +290,7 @@ class ToCopy(Function):
         with device_context(device):  # apply made the source's GPU current; the cast belongs on the destination's
             if dtype is not None: a = a.astype(dtype.numpy, copy=False)
             out = _wrap(a.copy() if copy and a is x._data else a, device)
-        if out._data.dtype.kind != 'f': ctx.mark_non_differentiable(out)
+        if out._data.dtype.kind not in 'fV': ctx.mark_non_differentiable(out)
         return out
     @staticmethod
     def backward(ctx, grad): return ToCopy.apply(grad, *ctx.src), None, None, None
@@ -1583,7 +1583,7 @@ Tensor.cpu = lambda self: _to(self, 'cpu')
 Tensor.cuda = lambda self, device=None, non_blocking=False: _to(self, 'cuda' if device is None else _device_cls(device))
 
 def _dtype_method(name, dt):
-    def method(self): return _to(self, dt)
+    def method(self, memory_format=None): return _to(self, dt) if memory_format is None else _to(self, dt, memory_format=memory_format)
     method.__name__ = method.__qualname__ = name
     method.__doc__ = f"`self.to({dt!r})`."
     return method
