@@ -6,6 +6,7 @@ __version__ = "0.0.1"
 from ._C import (device, dtype, float16, float32, float64, int8, int16, int32, int64, uint8, complex64, complex128, get_default_dtype,
                  set_default_dtype, promote_types, Generator, default_generator)
 from ._C import _bool as bool
+from ._C import layout, strided, memory_format, contiguous_format, preserve_format, channels_last, channels_last_3d
 from .random import manual_seed, seed, initial_seed, get_rng_state, set_rng_state
 from . import random, cuda, cpu
 
@@ -20,12 +21,15 @@ from ._C import complex64 as cfloat, complex128 as cdouble
 
 # What torch/__init__.py (and torch._C) define themselves: compile, the default device, determinism, matmul precision,
 # thread counts, finfo/iinfo, bfloat16 (nbs/16_torch_init.ipynb)
-from ._torch_init import (bfloat16, typename, is_tensor, set_default_device, get_default_device,
+from ._torch_init import (bfloat16, float8_e4m3fn, float8_e5m2, float8_e4m3fnuz, float8_e5m2fnuz, typename, is_tensor, set_default_device, get_default_device,
                           use_deterministic_algorithms, are_deterministic_algorithms_enabled,
                           is_deterministic_algorithms_warn_only_enabled, set_deterministic_debug_mode,
                           get_deterministic_debug_mode, set_float32_matmul_precision, get_float32_matmul_precision,
                           get_num_threads, set_num_threads, get_num_interop_threads, set_num_interop_threads,
                           finfo, iinfo, compile)
+# The legacy tensor types: torch.FloatTensor(...), isinstance(x, torch.LongTensor), x.type(torch.DoubleTensor)
+from ._torch_init import (DoubleTensor, FloatTensor, HalfTensor, BFloat16Tensor, LongTensor, IntTensor, ShortTensor,
+                          CharTensor, ByteTensor, BoolTensor)
 
 # Autograd: grad modes, the graph, Function, the engine (nbs/02_autograd.ipynb and the pages after it)
 from . import autograd

@@ -6,10 +6,12 @@
 __all__ = ['zeros_like', 'ones_like', 'empty_like', 'rand_like', 'randn_like', 'Tensor', 'Size', 'tensor', 'as_tensor', 'from_numpy', 'zeros', 'ones', 'empty', 'full', 'eye', 'arange', 'linspace', 'rand', 'randn', 'randint', 'randperm', 'full_like', 'randint_like', 'from_dlpack']
 
 # %% ../nbs/01_tensor.ipynb #bb9d58e4
+import builtins, math
 import numpy as np
 from ._C import (array_module, canonical_device, check_dtype, default_generator_for, device,
                           device_context, dtype_from_numpy, Generator, get_default_dtype, int64, _bool, _cpu,
-                          _cupy, _default_complex, _FROM_NUMPY, _get_state)
+                          _cupy, _default_complex, _FROM_NUMPY, _get_state, promote_types, scalar_dtype, channels_last,
+                          channels_last_3d, contiguous_format, preserve_format, strided)
 
 # %% ../nbs/01_tensor.ipynb #f8e0a21c
 class Tensor:
@@ -22,7 +24,7 @@ class Tensor:
     def __init__(self, *args, device=None):
         "`Tensor(2, 3)` is an uninitialised float tensor of that size; `Tensor([1, 2])` copies the data."
         sized = not args or isinstance(args[0], int)
-        t = empty(*args, device=device) if sized else tensor(args[0], dtype=get_default_dtype(), device=device)
+        t = empty(*(args or (0,)), device=device) if sized else tensor(args[0], dtype=get_default_dtype(), device=device)
         _fill(self, t._data, t._device)
 
 # %% ../nbs/01_tensor.ipynb #e08d742a
@@ -76,7 +78,7 @@ def _set_requires_grad(self, flag):
     if self.grad_fn is not None:
         raise RuntimeError("you can only change requires_grad flags of leaf variables. If you want to use a computed "
                            "variable in a subgraph that doesn't require differentiation use var_no_grad = var.detach().")
-    if flag and self._data.dtype.kind not in 'fc':
+    if flag and self._data.dtype.kind not in 'fcV':  # V: ml_dtypes' bfloat16 and float8
         raise RuntimeError(f"only Tensors of floating point and complex dtype can require gradients, got {self.dtype}")
     self._requires_grad = bool(flag)
 
@@ -89,16 +91,41 @@ def _requires_grad_(self, requires_grad=True):
 
 Tensor.requires_grad_ = _requires_grad_
 
+# %% ../nbs/01_tensor.ipynb #35222de9
+def _has_tensor(data):
+    return isinstance(data, Tensor) or type(data) in (list, tuple) and any(_has_tensor(v) for v in data)
+
+def _from_tensors(data):
+    "The array of a nested list holding one-element tensors (and numbers), with PyTorch's inferred dtype."
+    dts = []
+    def value(x):
+        if type(x) in (list, tuple): return [value(v) for v in x]
+        if isinstance(x, Tensor):
+            if x._data.size != 1: raise ValueError("only one element tensors can be converted to Python scalars")
+            dts.append(x.dtype)
+            return x._data.reshape(()).item()
+        dts.append(scalar_dtype(x))
+        return x
+    values = value(data)
+    if not dts: raise TypeError(f"Could not infer dtype of {type(data).__name__}")
+    dt = dts[0]
+    for d in dts[1:]: dt = promote_types(dt, d)
+    return np.array(values, dt.numpy)
+
 # %% ../nbs/01_tensor.ipynb #d3670ef6
 def _infer_array(data, dtype=None):
     "NumPy array of `data` with PyTorch's dtype inference for Python numbers (unless `dtype` is given)."
     if isinstance(data, Tensor): return data._data
     if isinstance(data, np.ndarray) or type(data).__module__.startswith('cupy'): return data
-    a = np.asarray(data)
-    if a.dtype == object and isinstance(data, (list, tuple)): a = np.asarray(_scalars(data))
+    leaf = data
+    while type(leaf) in (list, tuple) and leaf: leaf = leaf[0]
+    if isinstance(leaf, Tensor): return _from_tensors(data)  # [t0, t1]: torch.tensor of 0-d tensors
+    try: a = np.asarray(data)
+    except RuntimeError: return _from_tensors(data)  # a tensor that requires grad, further in
     if dtype is None and not isinstance(data, np.generic):  # Python floats take the default dtype, complexes its complex twin
         if a.dtype == np.float64: a = a.astype(get_default_dtype().numpy)
         elif a.dtype == np.complex128: a = a.astype(_default_complex().numpy)
+    if a.dtype == object and _has_tensor(data): return _from_tensors(data)
     if a.dtype == object: raise TypeError(f"Could not infer dtype of {type(data).__name__}")
     return a
 
@@ -193,10 +220,18 @@ def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False
     if step == 0: raise RuntimeError("step must be nonzero")
     if (end - start) * step < 0: raise RuntimeError(f"upper bound and larger bound inconsistent with step sign: start={start}, end={end}, step={step}")
     default = int64 if all(isinstance(v, (int, np.integer)) for v in (start, end, step)) else None
+    dt = dtype or default or get_default_dtype()
+    if dt.numpy.kind in 'iub':  # PyTorch steps in int64 from the truncated start and step...
+        n = math.ceil((end - start) / step)  # ...and counts with doubles, except for int64, which counts in itself
+        start, step = int(start), int(step)
+        if dt is int64: n = len(range(start, int(end), step)) if step else 0
+        if step == 0: raise RuntimeError("step must be nonzero")
+        return _factory(lambda xp, dt: (xp.arange(builtins.max(n, 0), dtype=np.int64) * step + start).astype(dt), dtype, device, requires_grad, default)
     return _factory(lambda xp, dt: xp.arange(start, end, step).astype(dt), dtype, device, requires_grad, default)
 
 def linspace(start, end, steps, dtype=None, device=None, requires_grad=False):
     "`steps` values evenly spaced from `start` to `end`, both included."
+    start, end, steps = (v._data.item() if isinstance(v, Tensor) else v for v in (start, end, steps))  # 0-d tensor bounds
     if steps < 0: raise RuntimeError(f"number of steps must be non-negative, got {steps}")
     return _factory(lambda xp, dt: xp.linspace(start, end, steps).astype(dt), dtype, device, requires_grad)
 
@@ -228,27 +263,53 @@ def randint(low, high=None, size=None, generator=None, dtype=None, device=None, 
     draw = lambda g, s: g.integers(low, high, s) if hasattr(g, 'integers') else g.randint(low, high, s)
     return _random(draw, (size,), generator, dtype, device, requires_grad, default=int64)
 
-def randperm(n, generator=None, dtype=None, device=None, requires_grad=False):
+def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
     "A random permutation of `0 … n-1` (int64 unless told)."
+    _sizes((n,))  # PyTorch's errors for a negative or non-int `n`
     return _random(lambda g, s: g.permutation(n), (), generator, dtype, device, requires_grad, default=int64)
 
 # %% ../nbs/01_tensor.ipynb #8e705c1e
 def _like(f):
-    def like(input, dtype=None, device=None, requires_grad=False, **kwargs):
-        return f(input.shape, dtype=dtype or input.dtype, device=device or input.device, requires_grad=requires_grad, **kwargs)
+    def like(input, dtype=None, device=None, requires_grad=False, memory_format=None, **kwargs):
+        out = f(input.shape, dtype=dtype or input.dtype, device=device or input.device, requires_grad=requires_grad, **kwargs)
+        if memory_format is channels_last or memory_format is channels_last_3d: out._data = _format_copy(out._data, memory_format)
+        return out
     like.__name__ = like.__qualname__ = f.__name__ + '_like'
     like.__doc__ = f"`{f.__name__}` with the size, dtype and device of `input`."
     return like
 
 zeros_like, ones_like, empty_like, rand_like, randn_like = map(_like, (zeros, ones, empty, rand, randn))
 
-def full_like(input, fill_value, dtype=None, device=None, requires_grad=False):
+def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False, layout=None, memory_format=None):
     "`full` with the size, dtype and device of `input`."
     return full(input.shape, fill_value, dtype=dtype or input.dtype, device=device or input.device, requires_grad=requires_grad)
 
-def randint_like(input, low, high=None, dtype=None, device=None, requires_grad=False):
+def randint_like(input, low, high=None, *, generator=None, dtype=None, device=None, requires_grad=False, layout=None,
+                 memory_format=None):
     "`randint` with the size, dtype and device of `input`."
-    return randint(low, high, input.shape, dtype=dtype or input.dtype, device=device or input.device, requires_grad=requires_grad)
+    return randint(low, high, input.shape, generator=generator, dtype=dtype or input.dtype, device=device or input.device,
+                   requires_grad=requires_grad)
+
+# %% ../nbs/01_tensor.ipynb #71ef9057
+def _channels_perm(memory_format, ndim):
+    "The NHWC-style permutation of `channels_last`(`_3d`), after PyTorch's rank check."
+    n = 4 if memory_format is channels_last else 5
+    if ndim != n: raise RuntimeError(f"required rank {n} tensor to use {memory_format.name} format")
+    return (0, *range(2, n), 1), (0, n - 1, *range(1, n - 1))
+
+def _format_copy(a, memory_format=None):
+    "A copy of array `a` with the strides `memory_format` asks for (None: `preserve_format`)."
+    if memory_format is None or memory_format is preserve_format: return a.copy(order='K')
+    if memory_format is contiguous_format: return a.copy(order='C')
+    perm, back = _channels_perm(memory_format, a.ndim)
+    return a.transpose(perm).copy(order='C').transpose(back)
+
+def _in_format(a, memory_format):
+    "Whether array `a`'s strides already are those of `memory_format`."
+    if memory_format is None or memory_format is contiguous_format or memory_format is preserve_format: return a.flags.c_contiguous
+    return a.transpose(_channels_perm(memory_format, a.ndim)[0]).flags.c_contiguous
+
+Tensor.layout = property(lambda self: strided)  # the only layout lit_torch has
 
 # %% ../nbs/01_tensor.ipynb #3ee5869d
 def _numpy_method(self, force=False):
@@ -276,6 +337,19 @@ def _detach(self):
     return t
 
 Tensor.numpy, Tensor.item, Tensor.tolist, Tensor.detach = _numpy_method, _item, _tolist, _detach
+
+# %% ../nbs/01_tensor.ipynb #e07cf7c4
+def _array(self, dtype=None, copy=None):
+    "The data for NumPy: `np.asarray(t)`, `np.array(t, dtype)`."
+    a = _numpy_method(self)
+    return a if dtype is None or a.dtype == dtype else a.astype(dtype)
+
+def _format(self, format_spec):
+    "A 0-d tensor formats as its value (`f'{t:.2f}'`); anything else as `object` does."
+    if self._data.ndim == 0 and type(self) is Tensor: return self._data.item().__format__(format_spec)
+    return object.__format__(self, format_spec)
+
+Tensor.__array__, Tensor.__array_priority__, Tensor.__format__ = _array, 1000, _format
 
 # %% ../nbs/01_tensor.ipynb #2bbadc01
 def _len(self):
@@ -323,7 +397,9 @@ def _complex_format(values):
 def _summary_values(a):
     "The values that will be printed: all of them, or the 3 at each edge of a big tensor."
     if a.size <= 1000: return a.ravel()
-    return np.concatenate([a[(slice(None),) * i + (np.r_[0:3, -3:0],)].ravel() for i in range(a.ndim)] if a.ndim else [a.ravel()])
+    for i, n in enumerate(a.shape):  # PyTorch's summarized data: 3 at each edge of every long dim
+        if n > 6: a = np.take(a, np.r_[0:3, n - 3:n], axis=i)
+    return a.ravel()
 
 def _values_str(a, prefix):
     fmt = {'float_kind': _float_format(_summary_values(a).astype(np.float64))} if a.dtype.kind == 'f' else None
@@ -354,19 +430,12 @@ def _repr(self, prefix='tensor('):
 
 Tensor.__repr__ = Tensor.__str__ = _repr
 
-# %% ../nbs/01_tensor.ipynb #865b0621
-def _format(self, format_spec):
-    if self._data.ndim == 0 and type(self) is Tensor: return self.item().__format__(format_spec)
-    return object.__format__(self, format_spec)
-
-Tensor.__format__ = _format
-
 # %% ../nbs/01_tensor.ipynb #7082acbb
 Tensor.is_cpu = property(lambda self: self._device.type == 'cpu')
 for _flag in ('is_xpu', 'is_mps', 'is_meta', 'is_sparse', 'is_sparse_csr', 'is_quantized', 'is_mkldnn', 'is_nested',
               'is_vulkan', 'is_ipu', 'is_hpu', 'is_mtia', 'is_maia'):
     setattr(Tensor, _flag, property(lambda self: False))
-Tensor.is_floating_point = lambda self: self._data.dtype.kind == 'f'
+Tensor.is_floating_point = lambda self: self.dtype.is_floating_point  # bfloat16 and float8 too
 Tensor.is_complex = lambda self: self._data.dtype.kind == 'c'
 
 # %% ../nbs/01_tensor.ipynb #613329fc

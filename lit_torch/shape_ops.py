@@ -6,13 +6,13 @@
 __all__ = ['swapaxes', 'swapdims', 'moveaxis', 'concat', 'concatenate', 'tril', 'triu', 'Permute', 'permute', 'Transpose', 'transpose', 'MatrixT', 't', 'Unsqueeze', 'unsqueeze', 'Squeeze', 'SqueezeDim', 'SqueezeDims', 'squeeze', 'flatten', 'unflatten', 'movedim', 'Repeat', 'Index', 'Select', 'Slice', 'Alias', 'select', 'narrow', 'CopySlices', 'IndexPut', 'Cat', 'Stack', 'Split', 'SplitWithSizes', 'Unbind', 'cat', 'stack', 'split', 'chunk', 'unbind', 'Gather', 'gather', 'ScatterAdd', 'Scatter', 'ScatterValue', 'scatter', 'scatter_add', 'IndexSelect', 'index_select', 'Tril', 'Triu', 'row_stack', 'unsafe_split', 'unsafe_chunk', 'permute_copy', 'transpose_copy', 'squeeze_copy', 'unsqueeze_copy', 't_copy', 'unbind_copy', 'split_with_sizes_copy', 'Flip', 'flip', 'fliplr', 'flipud', 'Roll', 'roll', 'Rot90', 'rot90', 'tile', 'repeat_interleave', 'broadcast_to', 'hstack', 'vstack', 'dstack', 'column_stack', 'tensor_split', 'hsplit', 'vsplit', 'dsplit', 'split_with_sizes', 'Diagonal', 'diagonal', 'DiagEmbed', 'diag_embed', 'diag', 'diagflat', 'diagonal_copy', 'Unfold', 'AsStrided', 'as_strided', 'as_strided_copy', 'BlockDiag', 'nonzero', 'argwhere', 'nonzero_static', 'MaskedSelect', 'MaskedScatter', 'masked_select', 'masked_scatter', 'Take', 'Put', 'take', 'put', 'take_along_dim', 'IndexAdd', 'IndexCopy', 'IndexFill', 'IndexFillTensor', 'index_add', 'index_copy', 'index_fill', 'IndexReduce', 'ScatterReduce', 'index_reduce', 'scatter_reduce', 'IndexPutAccumulate', 'index_put', 'SelectScatter', 'SliceScatter', 'DiagonalScatter', 'AsStridedScatter', 'select_scatter', 'slice_scatter', 'diagonal_scatter', 'as_strided_scatter', 'adjoint', 'reshape', 'ravel', 'narrow_copy', 'view_copy', 'expand_copy', 'unfold_copy', 'alias_copy', 'combinations', 'Sort', 'sort', 'argsort', 'msort', 'Topk', 'Kthvalue', 'MedianDim', 'NanmedianDim', 'Mode', 'topk', 'kthvalue', 'MedianAll', 'NanmedianAll', 'median', 'nanmedian', 'quantile', 'nanquantile', 'mode', 'searchsorted', 'bucketize']
 
 # %% ../nbs/03a_shape.ipynb #e9c329a8
-import math
+import math, warnings
 import numpy as np
 from ._C import device_context, get_array_module, result_dtype, _FROM_NUMPY
-from ._tensor import Tensor, _wrap, _wrap_dim
+from ._tensor import Tensor, full, _wrap, _wrap_dim
 from .autograd.function import Function
 from .autograd.grad_mode import _grad_mode
-from .ops import _check_same_device, _dims, _rebase_view, _refresh_view, _snapshot, _view_base
+from .ops import _check_same_device, _check_writable, _dims, _rebase_view, _refresh_view, _snapshot, _view_base
 
 # %% ../nbs/03a_shape.ipynb #07962efc
 def _as_view(out, base):
@@ -162,6 +162,8 @@ def movedim(input, source, destination):
     if len(src) != len(dst):
         raise RuntimeError(f"movedim: Invalid source or destination dims: source ({list(src)} dims) should contain the same number of dims as destination ({list(dst)} dims)")
     src, dst = [_wrap_dim(s, n) for s in src], [_wrap_dim(d, n) for d in dst]
+    for name, dims in (('source', src), ('destination', dst)):
+        if len(set(dims)) != len(dims): raise RuntimeError(f"movedim: repeated dim in `{name}` ({list(dims)})")
     order = [i for i in range(n) if i not in src]
     for d, s in sorted(zip(dst, src)): order.insert(d, s)
     return permute(input, tuple(order))
@@ -198,9 +200,7 @@ _BAD_INDEX = "only integers, slices (`:`), ellipsis (`...`), None and long or by
 def _index_item(it, xp):
     "One item of an index as an int, bool, slice, None, Ellipsis or index array of module `xp`."
     if isinstance(it, Tensor): it = it._data
-    elif isinstance(it, (list, tuple, range)):  # a sequence indexes as a long tensor would, `range(n)` too
-        it = np.asarray(it)
-        if it.size == 0: it = it.astype(np.int64)
+    elif isinstance(it, (list, tuple, range)): it = np.asarray(it) if len(it) else np.zeros(0, np.int64)
     if isinstance(it, (bool, np.bool_)): return bool(it)
     if isinstance(it, (int, np.integer)): return int(it)
     if it is None or it is Ellipsis or isinstance(it, slice): return it
@@ -222,11 +222,23 @@ def _n_dims(it):
     if it is None or it is Ellipsis or isinstance(it, bool): return 0
     return it.ndim if getattr(it, 'dtype', None) == bool else 1
 
+# %% ../nbs/03a_shape.ipynb #47ac5648
+_SEQ_WARNING = ("Using a non-tuple sequence for multidimensional indexing is deprecated and will be changed in pytorch 2.9; "
+                "use x[tuple(seq)] instead of x[seq]. In pytorch 2.9 this will be interpreted as tensor index, "
+                "x[torch.tensor(seq)], which will result either in an error or a different result")
+
+def _as_tuple(index):
+    "PyTorch's rule for a list index that is read as a tuple of indices (and its warning)."
+    if type(index) is not list or len(index) >= 32: return False
+    if not any(isinstance(v, (Tensor, list, tuple, range, slice)) or v is None or v is Ellipsis for v in index): return False
+    warnings.warn(_SEQ_WARNING, UserWarning)
+    return True
+
 # %% ../nbs/03a_shape.ipynb #dcf2513b
 def _index_keys(a, index):
     "Split a PyTorch index of array `a` into the Function to use, a basic key, and an advanced key (or None)."
     xp = get_array_module(a)
-    items = [_index_item(it, xp) for it in (index if type(index) is tuple else (index,))]
+    items = [_index_item(it, xp) for it in (index if type(index) is tuple or _as_tuple(index) else (index,))]
     if [it is Ellipsis for it in items].count(True) > 1: raise IndexError("an index can only have a single ellipsis ('...')")
     used, shape = 0, a.shape
     for it in items: used += _n_dims(it)
@@ -307,7 +319,8 @@ def narrow(input, dim, start, length):
     "The `length` elements of `input` from `start` along `dim` (a view)."
     d, n = _wrap_dim(dim, input._data.ndim), input._data.shape[_wrap_dim(dim, input._data.ndim)]
     start = start + n if start < 0 else start
-    if not 0 <= start <= n - length or length < 0:
+    if length < 0: raise RuntimeError("narrow(): length must be non-negative.")
+    if not 0 <= start <= n - length:
         raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({n}).")
     return input[(_FULL,) * d + (slice(start, start + length),)]
 
@@ -325,6 +338,7 @@ def _check_inplace(self, view=False):
 def _in_place(self, cls, *args):
     "Run Function `cls` on `self` writing into `self`'s own array; record it as `self`'s new history."
     if isinstance(args[-1], Tensor): _check_same_device(self, args[-1])
+    _check_writable(self._data)
     if _grad_mode.enabled and (self.requires_grad or (isinstance(args[-1], Tensor) and args[-1].requires_grad)):
         _refresh_view(self)
         self.grad_fn, self._output_nr = cls.apply(_snapshot(self), *args, out=self._data).grad_fn, 0
@@ -515,7 +529,7 @@ def _check_index(name, input, dim, index, src=None, int32=True):
     if index._data.dtype != np.int64 and not (int32 and index._data.dtype == np.int32):
         raise RuntimeError(f"{name}(): Expected dtype {'int32/' if int32 else ''}int64 for index")
     d = _wrap_dim(dim, input._data.ndim)
-    if index._data.ndim != input._data.ndim and index._data.size:
+    if (index._data.ndim or 1) != (input._data.ndim or 1) and index._data.size:  # a 0-d tensor counts as 1-d
         raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
     ishape, shape = index._data.shape, input._data.shape
     if any(k != d and ishape[k] > shape[k] for k in range(len(ishape))) or (src is not None and any(m > n for m, n in zip(ishape, src.shape))):
@@ -545,6 +559,9 @@ class Gather(Function):
 
 def gather(input, dim, index, *, sparse_grad=False):
     "`input`'s elements that `index` names along `dim`."
+    if index._data.ndim == 0 or input._data.ndim == 0:  # 0-d tensors act as 1-d ones; the result has the index's shape
+        x, i = _one_d(input, index)
+        return Gather.apply(x, _check_index('gather', x, dim, i), i).reshape(index.shape)
     return Gather.apply(input, _check_index('gather', input, dim, index), index)
 
 # %% ../nbs/03a_shape.ipynb #30368e17
@@ -590,27 +607,47 @@ def _scatter_args(name, input, dim, index, src, value):
     d = _check_index(name, input, dim, index, src if isinstance(src, Tensor) else None, int32=False)
     return d, src
 
-def scatter(input, dim, index, src=None, *, value=None):
+def _one_d(*ts):
+    "0-d tensors as 1-d: `gather` and the `scatter`s treat a 0-d tensor as a 1-d one, as PyTorch does."
+    return tuple(t.reshape(1) if isinstance(t, Tensor) and t._data.ndim == 0 else t for t in ts)
+
+def _legacy_reduce(input, dim, index, src, value, reduce):
+    "`scatter(..., reduce='add' | 'multiply')`, PyTorch's older spelling of `scatter_reduce` ('sum', 'prod')."
+    if reduce not in ('add', 'multiply'): raise RuntimeError("reduce argument must be either add or multiply.")
+    if not isinstance(src, Tensor): src = full(index.shape, value if src is None else src, dtype=input.dtype, device=input.device)
+    return 'sum' if reduce == 'add' else 'prod', src
+
+def scatter(input, dim, index, src=None, *, value=None, reduce=None):
     "A copy of `input` with `src` (a tensor, or a number `value`) written at the positions `index` names along `dim`."
-    d, src = _scatter_args('scatter', input, dim, index, src, value)
-    return (Scatter if isinstance(src, Tensor) else ScatterValue).apply(input, d, index, src)
+    if reduce is not None: return input.scatter_reduce(dim, index, *_legacy_reduce(input, dim, index, src, value, reduce)[::-1])
+    x, index, src1 = _one_d(input, index, src)
+    d, src1 = _scatter_args('scatter', x, dim, index, src1, value)
+    out = (Scatter if isinstance(src1, Tensor) else ScatterValue).apply(x, d, index, src1)
+    return out if x is input else out.reshape(())
 
 def scatter_add(input, dim, index, src):
     "A copy of `input` with `src` added at the positions `index` names along `dim`; repeats accumulate."
-    d, src = _scatter_args('scatter_add', input, dim, index, src, None)
-    return ScatterAdd.apply(input, d, index, src)
+    x, index, src = _one_d(input, index, src)
+    d, src = _scatter_args('scatter_add', x, dim, index, src, None)
+    out = ScatterAdd.apply(x, d, index, src)
+    return out if x is input else out.reshape(())
 
-def _scatter_(self, dim, index, src=None, *, value=None):
+def _scatter_(self, dim, index, src=None, *, value=None, reduce=None):
     "`scatter`, in place."
-    d, src = _scatter_args('scatter', self, dim, index, src, value)
+    if reduce is not None: return self.scatter_reduce_(dim, index, *_legacy_reduce(self, dim, index, src, value, reduce)[::-1])
+    x, index, src = _one_d(self, index, src)
+    d, src = _scatter_args('scatter', x, dim, index, src, value)
     _check_inplace(self)
-    return _in_place(self, Scatter if isinstance(src, Tensor) else ScatterValue, d, index, src)
+    _in_place(x, Scatter if isinstance(src, Tensor) else ScatterValue, d, index, src)
+    return self
 
 def _scatter_add_(self, dim, index, src):
     "`scatter_add`, in place."
-    d, src = _scatter_args('scatter_add', self, dim, index, src, None)
+    x, index, src = _one_d(self, index, src)
+    d, src = _scatter_args('scatter_add', x, dim, index, src, None)
     _check_inplace(self)
-    return _in_place(self, ScatterAdd, d, index, src)
+    _in_place(x, ScatterAdd, d, index, src)
+    return self
 
 Tensor.gather, Tensor.scatter, Tensor.scatter_add = gather, scatter, scatter_add
 Tensor.scatter_, Tensor.scatter_add_ = _scatter_, _scatter_add_
@@ -634,6 +671,9 @@ def index_select(input, dim, index):
     n = input._data.shape[d] if input._data.ndim else 1
     if index._data.size and isinstance(index._data, np.ndarray) and (index._data.min() < 0 or index._data.max() >= n):
         raise IndexError("index out of range in self")
+    if input._data.ndim == 0:  # a 0-d input gives a 0-d result, for an index of one element
+        if index._data.size != 1: raise RuntimeError(f"index_select(): Index to scalar can have only 1 value, got {index._data.size} value(s)")
+        return IndexSelect.apply(input.reshape(1), 0, index.reshape(-1)).reshape(())
     return IndexSelect.apply(input, d, index.reshape(-1) if index._data.ndim == 0 else index)
 
 Tensor.index_select = index_select

@@ -9,6 +9,7 @@ __all__ = ['UntypedStorage', 'TypedStorage']
 import numpy as np
 from ._C import (_cpu, _bool, array_module, canonical_device, device_context, float16, float32, float64,
                           int8, int16, int32, int64, uint8)
+import sys
 import lit_torch._C as _C
 from ._tensor import Tensor
 
@@ -93,7 +94,7 @@ def _get_dtype_from_pickle_storage_type(pickle_storage_type):
     "The lit_torch dtype a checkpoint's storage name (`'FloatStorage'`) stands for."
     try: name = _STORAGE_DTYPE_NAMES[pickle_storage_type]
     except KeyError: raise KeyError(f'pickle storage type "{pickle_storage_type}" is not recognized') from None
-    dt = getattr(_C, name, None) if name != 'bool' else _bool
+    dt = getattr(_C, name, None) or getattr(sys.modules['lit_torch'], name, None) if name != 'bool' else _bool  # bfloat16: _torch_init
     if dt is None: raise RuntimeError(f"this checkpoint holds a torch.{pickle_storage_type} (dtype torch.{name}), and lit_torch has no torch.{name}")
     return dt
 
