@@ -2667,7 +2667,7 @@ def _channel_dot(a3, b3):
     if l == 1: return xp.einsum('ij,ij->j', a3.reshape(n, c), b3.reshape(n, c))
     return xp.einsum('ij,ij->i', a3.reshape(n * c, l), b3.reshape(n * c, l)).reshape(n, c).sum(0)
 
-# %% ../../nbs/09_batchnorm.ipynb #c54389d7
+# %% ../../nbs/09_batchnorm.ipynb #66d04aeb
 _POOL, _POOL_PID = None, None
 
 def _blocks(fn, a3, block_bytes=2 << 20, args=()):
@@ -2680,6 +2680,7 @@ def _blocks(fn, a3, block_bytes=2 << 20, args=()):
         _POOL, _POOL_PID = ThreadPoolExecutor(min(4, os.cpu_count() or 1), thread_name_prefix='lit_torch_bn'), os.getpid()
     return list(_POOL.map(lambda s: fn(s, *args), [slice(i, i + per) for i in range(0, n, per)]))
 
+# %% ../../nbs/09_batchnorm.ipynb #ef36e4e0
 def _block_stats(b3):
     "Count, per-channel mean and per-channel sum of squared deviations of one block."
     nb = b3.shape[0] * b3.shape[2]
@@ -2694,47 +2695,59 @@ def _combine_stats(parts):
     m2 = sum(p[2] + p[0] * (p[1] - mean) ** 2 for p in parts)
     return mean, m2 / m
 
+# %% ../../nbs/09_batchnorm.ipynb #966da1f9
 def _small_mean(mean, invstd):
     "Whether every channel's |μ| ≤ σ, so that regrouping around x instead of x-μ loses no precision (see the backward)."
     if not isinstance(mean, np.ndarray): return False  # on a GPU asking would sync: the centered formula is always safe
     return mean.size == 0 or bool((np.abs(mean) * invstd).max() <= 1)
 
-def _bn_forward(ctx, a, weight, bias, running_mean, running_var, training, momentum, eps):
-    "The output array; saves the statistics on `ctx`, updates the running buffers in place when training."
-    xp = get_array_module(a)
-    n, c = a.shape[0], a.shape[1]
-    a3 = a.reshape(n, c, -1)
-    m = a3.size // c  # values per channel
-    if training:
-        mean, var = _combine_stats(_blocks(lambda s: _block_stats(a3[s]), a3))  # biased var: it normalizes
-        invstd = 1 / xp.sqrt(var + eps)
-        if running_mean is not None:
-            rm, rv = running_mean._data, running_var._data
-            rm *= 1 - momentum; rm += momentum * mean
-            rv *= 1 - momentum; rv += (momentum * m / (m - 1)) * var  # unbiased: it estimates
-            running_mean._version[0] += 1; running_var._version[0] += 1
-    else:
-        mean = running_mean._data.copy()  # a copy: later training steps change the buffer
-        invstd = 1 / xp.sqrt(running_var._data + eps)
-    scale = invstd * weight._data if weight is not None else invstd
-    out = xp.empty(a3.shape, a.dtype)
-    small = _small_mean(mean, invstd)
-    if small:  # y = x · scale + (β - μ · scale): two passes
-        shift = -mean * scale if bias is None else bias._data - mean * scale
+# %% ../../nbs/09_batchnorm.ipynb #a4c4d4c2
+def _update_running(running_mean, running_var, mean, var, momentum, m):
+    "The running buffers moved toward this batch's mean and unbiased variance, in place."
+    rm, rv = running_mean._data, running_var._data
+    rm *= 1 - momentum; rm += momentum * mean
+    rv *= 1 - momentum; rv += (momentum * m / (m - 1)) * var  # unbiased: it estimates
+    running_mean._version[0] += 1; running_var._version[0] += 1
+
+# %% ../../nbs/09_batchnorm.ipynb #2ab36c4e
+def _bn_affine(a3, mean, scale, bias, small):
+    "y = (x - μ)·scale + β on an (N, C, L) array, block by block; regrouped as x·scale + (β - μ·scale) when `small`."
+    xp = get_array_module(a3)
+    out = xp.empty(a3.shape, a3.dtype)
+    if small:
+        shift = -mean * scale if bias is None else bias - mean * scale
         def affine(s):
             xp.multiply(a3[s], scale[:, None], out=out[s])
             out[s] += shift[:, None]
     else:
-        def affine(s):  # y = (x - μ) · scale + β, centered first
+        def affine(s):
             o = out[s]
             xp.subtract(a3[s], mean[:, None], out=o)
             o *= scale[:, None]
-            if bias is not None: o += bias._data[:, None]
+            if bias is not None: o += bias[:, None]
     _blocks(affine, a3)
+    return out
+
+# %% ../../nbs/09_batchnorm.ipynb #3574e52b
+def _bn_forward(ctx, a, weight, bias, running_mean, running_var, training, momentum, eps):
+    "The output array; saves the statistics on `ctx`, updates the running buffers in place when training."
+    xp = get_array_module(a)
+    a3 = a.reshape(a.shape[0], a.shape[1], -1)
+    m = a3.size // a.shape[1]  # values per channel
+    if training:
+        mean, var = _combine_stats(_blocks(lambda s: _block_stats(a3[s]), a3))  # biased var: it normalizes
+        invstd = 1 / xp.sqrt(var + eps)
+        if running_mean is not None: _update_running(running_mean, running_var, mean, var, momentum, m)
+    else:
+        mean = running_mean._data.copy()  # a copy: later training steps change the buffer
+        invstd = 1 / xp.sqrt(running_var._data + eps)
+    scale = invstd * weight._data if weight is not None else invstd
+    small = _small_mean(mean, invstd)
+    out = _bn_affine(a3, mean, scale, None if bias is None else bias._data, small)
     ctx.stats = (mean, invstd, m, small)
     return out.reshape(a.shape)
 
-# %% ../../nbs/09_batchnorm.ipynb #c4b124c0
+# %% ../../nbs/09_batchnorm.ipynb #6b1e30ae
 def _batch_norm_composite(x, weight, bias, mean, invstd, training, momentum, eps):
     "Batch norm as a chain of differentiable ops: the reference, and the replay for double backward."
     shape = (1, -1) + (1,) * (x.ndim - 2)
@@ -2746,6 +2759,7 @@ def _batch_norm_composite(x, weight, bias, mean, invstd, training, momentum, eps
     if weight is not None: y = y * weight.reshape(shape)
     return y + bias.reshape(shape) if bias is not None else y
 
+# %% ../../nbs/09_batchnorm.ipynb #0777017a
 def _dx_centered(s, d3, a3, g3, mean, mdy, k, scale):
     "γr(dy - k·x + (kμ - Σdy/m)) on block `s`: four passes, no x-μ scratch (safe while |μ| ≤ σ)."
     o = d3[s]
@@ -2760,6 +2774,31 @@ def _dx_shifted(s, d3, a3, g3, mean, mdy, k, scale):
     get_array_module(o).subtract(g3[s], mdy[:, None], out=o)
     o -= t; o *= scale[:, None]
 
+# %% ../../nbs/09_batchnorm.ipynb #ea373275
+def _bn_reductions(g3, a3, mean, small_mean):
+    "Σdy and Σdy(x-μ) per channel of (N, C, L) arrays, block by block."
+    def reduce(s):
+        g_ = g3[s]
+        return _channel_sum(g_), _channel_dot(g_, a3[s] if small_mean else a3[s] - mean[:, None])
+    parts = _blocks(reduce, g3)
+    sum_dy, sum_dy_xmu = sum(p[0] for p in parts), sum(p[1] for p in parts)
+    if small_mean: sum_dy_xmu = sum_dy_xmu - mean * sum_dy  # Σdy·x - μΣdy
+    return sum_dy, sum_dy_xmu
+
+# %% ../../nbs/09_batchnorm.ipynb #1261993c
+def _bn_input_grad(a, g, mean, invstd, scale, sum_dy, sum_dy_xmu, m, small_mean, training):
+    "∂L/∂x: γr(dy - Σdy/m - (x-μ)k) in training, γr·dy in eval, block by block."
+    xp = get_array_module(a)
+    a3, g3 = a.reshape(a.shape[0], a.shape[1], -1), g.reshape(a.shape[0], a.shape[1], -1)
+    d = xp.empty(a.shape, g.dtype)  # owns its memory, so .grad can take it without a copy
+    d3 = d.reshape(g3.shape)
+    if training:
+        mdy, k = sum_dy / m, invstd * invstd * sum_dy_xmu / m
+        _blocks(_dx_centered if small_mean else _dx_shifted, g3, args=(d3, a3, g3, mean, mdy, k, scale))
+    else: _blocks(lambda s: xp.multiply(g3[s], scale[:, None], out=d3[s]), g3)
+    return d
+
+# %% ../../nbs/09_batchnorm.ipynb #513e7e60
 class NativeBatchNorm(Function):
     "Batch norm over every dimension but 1, with the fused backward derived above."
     _node_name = 'NativeBatchNormBackward0'
@@ -2778,41 +2817,39 @@ class NativeBatchNorm(Function):
             return _replay(ctx, _batch_norm_composite, (x, w, b) + consts + (ctx.training, None, ctx.eps), grad)
         nx, nw, nb = ctx.needs_input_grad[:3]
         a, g = x._data, grad._data
-        xp = get_array_module(a)
-        n, c = a.shape[0], a.shape[1]
-        a3, g3 = a.reshape(n, c, -1), g.reshape(n, c, -1)
+        a3, g3 = a.reshape(a.shape[0], a.shape[1], -1), g.reshape(a.shape[0], a.shape[1], -1)
         scale = invstd * w._data if w is not None else invstd
         gx = gw = gb = sum_dy = sum_dy_xmu = None
-        if (nx and ctx.training) or nw:  # the two reductions, Σdy and Σdy(x-μ), block by block
-            def reduce(s):
-                g_ = g3[s]
-                return _channel_sum(g_), _channel_dot(g_, a3[s] if small_mean else a3[s] - mean[:, None])
-            parts = _blocks(reduce, g3)
-            sum_dy, sum_dy_xmu = sum(p[0] for p in parts), sum(p[1] for p in parts)
-            if small_mean: sum_dy_xmu = sum_dy_xmu - mean * sum_dy  # Σdy·x - μΣdy
+        if (nx and ctx.training) or nw: sum_dy, sum_dy_xmu = _bn_reductions(g3, a3, mean, small_mean)
         elif nb: sum_dy = _channel_sum(g3)
-        if nx:
-            d = xp.empty(a.shape, g.dtype)  # owns its memory, so .grad can take it without a copy
-            d3 = d.reshape(g3.shape)
-            if ctx.training:  # γ r (dy - Σdy/m - (x-μ) k)
-                mdy, k = sum_dy / m, invstd * invstd * sum_dy_xmu / m
-                _blocks(_dx_centered if small_mean else _dx_shifted, g3, args=(d3, a3, g3, mean, mdy, k, scale))
-            else: _blocks(lambda s: xp.multiply(g3[s], scale[:, None], out=d3[s]), g3)
-            gx = _wrap(d, grad._device)
+        if nx: gx = _wrap(_bn_input_grad(a, g, mean, invstd, scale, sum_dy, sum_dy_xmu, m, small_mean, ctx.training), grad._device)
         if nw: gw = _wrap(sum_dy_xmu * invstd, grad._device)
         if nb: gb = _wrap(sum_dy, grad._device)
         return gx, gw, gb, None, None, None, None, None
 
-# %% ../../nbs/09_batchnorm.ipynb #e87b4d81
+# %% ../../nbs/09_batchnorm.ipynb #1bf2e311
+def _verify_batch_size(size):
+    "A ValueError when a training batch has a single value per channel: no variance to normalize by."
+    prod = size[0]
+    for s in size[2:]: prod *= s
+    if prod == 1: raise ValueError(f"Expected more than 1 value per channel when training, got input size {size}")
+
+# %% ../../nbs/09_batchnorm.ipynb #11b4b961
+def _check_bn_params(input, c, weight, bias, running_mean, running_var):
+    "PyTorch's RuntimeErrors for per-channel tensors of the wrong length, device or dtype."
+    for t, name in ((weight, 'weight'), (bias, 'bias'), (running_mean, 'running_mean'), (running_var, 'running_var')):
+        if t is None: continue
+        if t.numel() != c: raise RuntimeError(f"{name} should contain {c} elements not {t.numel()}")
+        _check_same_device(input, t)
+        if t._data.dtype != input._data.dtype: raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
+
+# %% ../../nbs/09_batchnorm.ipynb #adc2a904
 def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1, eps=1e-05):
     "Normalize each channel (dimension 1) over the batch and all other dimensions, then scale and shift."
     if input.ndim < 2 and input.numel():
         raise IndexError(f"Dimension out of range (expected to be in range of [{-max(input.ndim, 1)}, {max(input.ndim, 1) - 1}], but got 1)")
     size = input.size()
-    if training:
-        prod = size[0]
-        for s in size[2:]: prod *= s
-        if prod == 1: raise ValueError(f"Expected more than 1 value per channel when training, got input size {size}")
+    if training: _verify_batch_size(size)
     if training and eps <= 0.0: raise ValueError(f"batch_norm eps must be positive during training, but got {eps}")
     elif eps < 0.0: raise ValueError(f"batch_norm eps must be non-negative, but got {eps}")
     if training:
@@ -2823,11 +2860,7 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
             if t is None: raise RuntimeError(f"{name} must be defined in evaluation mode")
     if input.ndim < 2: return input.clone()  # an empty 1-D input: nothing to normalize
     c = size[1]
-    for t, name in ((weight, 'weight'), (bias, 'bias'), (running_mean, 'running_mean'), (running_var, 'running_var')):
-        if t is None: continue
-        if t.numel() != c: raise RuntimeError(f"{name} should contain {c} elements not {t.numel()}")
-        _check_same_device(input, t)
-        if t._data.dtype != input._data.dtype: raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
+    _check_bn_params(input, c, weight, bias, running_mean, running_var)
     if weight is not None: weight = weight.reshape(c)
     if bias is not None: bias = bias.reshape(c)
     if input.numel() == 0:  # an empty batch: PyTorch returns an empty output that still reaches weight and bias, buffers untouched
