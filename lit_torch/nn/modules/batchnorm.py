@@ -14,7 +14,7 @@ from .lazy import LazyModuleMixin
 from .module import Module
 from ..parameter import Parameter, UninitializedBuffer, UninitializedParameter
 
-# %% ../../../nbs/09_batchnorm.ipynb #ac249ebd
+# %% ../../../nbs/09_batchnorm.ipynb #d4544c78
 class _NormBase(Module):
     "Common base of the batch norms: γ, β, the running statistics, and their bookkeeping."
     _version = 2
@@ -55,7 +55,7 @@ class _NormBase(Module):
 
     def _check_input_dim(self, input): raise NotImplementedError
 
-# %% ../../../nbs/09_batchnorm.ipynb #72c3281d
+# %% ../../../nbs/09_batchnorm.ipynb #e825e13f
 def extra_repr(self):
     return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, affine={self.affine}, "
             f"bias={self.bias is not None}, track_running_stats={self.track_running_stats}")
