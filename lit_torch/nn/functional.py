@@ -3257,6 +3257,7 @@ def _mha(query, key, value, embed_dim_to_check, num_heads, in_proj_weight, in_pr
     return _mha_out(out, weights, query, out_proj_weight, out_proj_bias, batch_first, bsz, num_heads, tgt_len, src_len,
                     average_attn_weights, is_batched)
 
+# %% ../../nbs/10_attention.ipynb #321c40de
 def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_heads, in_proj_weight, in_proj_bias, bias_k, bias_v,
                                  add_zero_attn, dropout_p, out_proj_weight, out_proj_bias, training=True, key_padding_mask=None,
                                  need_weights=True, attn_mask=None, use_separate_proj_weight=False, q_proj_weight=None,
