@@ -246,47 +246,41 @@ class MultiheadAttention(Module):
         self.add_zero_attn = add_zero_attn
         self._reset_parameters()
 
-# %% ../../../nbs/10_attention.ipynb #3f283a73
-def _reset_parameters(self):
-    if self._qkv_same_embed_dim: xavier_uniform_(self.in_proj_weight)
-    else:
-        for w in (self.q_proj_weight, self.k_proj_weight, self.v_proj_weight): xavier_uniform_(w)
-    if self.in_proj_bias is not None:
-        constant_(self.in_proj_bias, 0.0)
-        constant_(self.out_proj.bias, 0.0)
-    if self.bias_k is not None: xavier_normal_(self.bias_k)
-    if self.bias_v is not None: xavier_normal_(self.bias_v)
+    def _reset_parameters(self):
+        if self._qkv_same_embed_dim: xavier_uniform_(self.in_proj_weight)
+        else:
+            for w in (self.q_proj_weight, self.k_proj_weight, self.v_proj_weight): xavier_uniform_(w)
+        if self.in_proj_bias is not None:
+            constant_(self.in_proj_bias, 0.0)
+            constant_(self.out_proj.bias, 0.0)
+        if self.bias_k is not None: xavier_normal_(self.bias_k)
+        if self.bias_v is not None: xavier_normal_(self.bias_v)
 
-def __setstate__(self, state):
-    state.setdefault('_qkv_same_embed_dim', True)
-    super(MultiheadAttention, self).__setstate__(state)
+    def __setstate__(self, state):
+        state.setdefault('_qkv_same_embed_dim', True)
+        super().__setstate__(state)
 
-MultiheadAttention._reset_parameters, MultiheadAttention.__setstate__ = _reset_parameters, __setstate__
+    def forward(self, query, key, value, key_padding_mask=None, need_weights=True, attn_mask=None,
+                average_attn_weights=True, is_causal=False):
+        "Attend from `query` to `key`/`value`; returns (attn_output, attn_weights or None)."
+        key_padding_mask = _canonical_mask(key_padding_mask, "key_padding_mask", _none_or_dtype(attn_mask), "attn_mask", query.dtype)
+        attn_mask = _canonical_mask(attn_mask, "attn_mask", None, "", query.dtype, check_other=False)
+        sep = not self._qkv_same_embed_dim
+        return _mha(query, key, value, self.embed_dim, self.num_heads, self.in_proj_weight, self.in_proj_bias,
+                    self.bias_k, self.bias_v, self.add_zero_attn, self.dropout, self.out_proj.weight, self.out_proj.bias,
+                    self.training, key_padding_mask, need_weights, attn_mask, sep,
+                    self.q_proj_weight if sep else None, self.k_proj_weight if sep else None, self.v_proj_weight if sep else None,
+                    None, None, average_attn_weights, is_causal, self.batch_first and query.dim() == 3)
 
-# %% ../../../nbs/10_attention.ipynb #90a351f4
-def forward(self, query, key, value, key_padding_mask=None, need_weights=True, attn_mask=None,
-            average_attn_weights=True, is_causal=False):
-    "Attend from `query` to `key`/`value`; returns (attn_output, attn_weights or None)."
-    key_padding_mask = _canonical_mask(key_padding_mask, "key_padding_mask", _none_or_dtype(attn_mask), "attn_mask", query.dtype)
-    attn_mask = _canonical_mask(attn_mask, "attn_mask", None, "", query.dtype, check_other=False)
-    sep = not self._qkv_same_embed_dim
-    return _mha(query, key, value, self.embed_dim, self.num_heads, self.in_proj_weight, self.in_proj_bias,
-                self.bias_k, self.bias_v, self.add_zero_attn, self.dropout, self.out_proj.weight, self.out_proj.bias,
-                self.training, key_padding_mask, need_weights, attn_mask, sep,
-                self.q_proj_weight if sep else None, self.k_proj_weight if sep else None, self.v_proj_weight if sep else None,
-                None, None, average_attn_weights, is_causal, self.batch_first and query.dim() == 3)
-
-def merge_masks(self, attn_mask, key_padding_mask, query):
-    "Both masks folded into one (N, H, L, S) mask, with mask_type 1 (padding only) or 2."
-    mask_type, merged_mask = None, None
-    if key_padding_mask is not None: mask_type, merged_mask = 1, key_padding_mask
-    if attn_mask is not None:
-        batch_size, seq_len, _ = query.shape
-        mask_type = 2
-        if attn_mask.dim() == 3: merged_mask = attn_mask.view(batch_size, -1, seq_len, seq_len)
-        else: merged_mask = attn_mask.view(1, 1, seq_len, seq_len).expand(batch_size, self.num_heads, -1, -1)
-        if key_padding_mask is not None:
-            merged_mask = merged_mask + key_padding_mask.view(batch_size, 1, 1, seq_len).expand(-1, self.num_heads, -1, -1)
-    return merged_mask, mask_type
-
-MultiheadAttention.forward, MultiheadAttention.merge_masks = forward, merge_masks
+    def merge_masks(self, attn_mask, key_padding_mask, query):
+        "Both masks folded into one (N, H, L, S) mask, with mask_type 1 (padding only) or 2."
+        mask_type, merged_mask = None, None
+        if key_padding_mask is not None: mask_type, merged_mask = 1, key_padding_mask
+        if attn_mask is not None:
+            batch_size, seq_len, _ = query.shape
+            mask_type = 2
+            if attn_mask.dim() == 3: merged_mask = attn_mask.view(batch_size, -1, seq_len, seq_len)
+            else: merged_mask = attn_mask.view(1, 1, seq_len, seq_len).expand(batch_size, self.num_heads, -1, -1)
+            if key_padding_mask is not None:
+                merged_mask = merged_mask + key_padding_mask.view(batch_size, 1, 1, seq_len).expand(-1, self.num_heads, -1, -1)
+        return merged_mask, mask_type

@@ -56,11 +56,11 @@ class _NormBase(Module):
     def _check_input_dim(self, input): raise NotImplementedError
 
 # %% ../../../nbs/09_batchnorm.ipynb #e825e13f
-def extra_repr(self):
+def _norm_extra_repr(self):
     return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, affine={self.affine}, "
             f"bias={self.bias is not None}, track_running_stats={self.track_running_stats}")
 
-def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs):
+def _norm_load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs):
     version = local_metadata.get('version', None)
     if (version is None or version < 2) and self.track_running_stats:
         key = prefix + 'num_batches_tracked'  # added in version 2
@@ -68,7 +68,7 @@ def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, miss
             state_dict[key] = self.num_batches_tracked if self.num_batches_tracked is not None else tensor(0, dtype=int64)
     super(_NormBase, self)._load_from_state_dict(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs)
 
-_NormBase.extra_repr, _NormBase._load_from_state_dict = extra_repr, _load_from_state_dict
+_NormBase.extra_repr, _NormBase._load_from_state_dict = _norm_extra_repr, _norm_load_from_state_dict
 
 # %% ../../../nbs/09_batchnorm.ipynb #8ae894d6
 class _BatchNorm(_NormBase):
