@@ -2716,7 +2716,7 @@ def _channel_dot(a3, b3):
     if l == 1: return xp.einsum('ij,ij->j', a3.reshape(n, c), b3.reshape(n, c))
     return xp.einsum('ij,ij->i', a3.reshape(n * c, l), b3.reshape(n * c, l)).reshape(n, c).sum(0)
 
-# %% ../../nbs/09_batchnorm.ipynb #c54389d7
+# %% ../../nbs/09_batchnorm.ipynb #31524bf7
 _POOL, _POOL_PID = None, None
 
 def _blocks(fn, a3, block_bytes=2 << 20, args=()):
@@ -2729,6 +2729,7 @@ def _blocks(fn, a3, block_bytes=2 << 20, args=()):
         _POOL, _POOL_PID = ThreadPoolExecutor(min(4, os.cpu_count() or 1), thread_name_prefix='lit_torch_bn'), os.getpid()
     return list(_POOL.map(lambda s: fn(s, *args), [slice(i, i + per) for i in range(0, n, per)]))
 
+# %% ../../nbs/09_batchnorm.ipynb #da4bf09f
 def _block_stats(b3):
     "Count, per-channel mean and per-channel sum of squared deviations of one block."
     nb = b3.shape[0] * b3.shape[2]
@@ -2743,47 +2744,59 @@ def _combine_stats(parts):
     m2 = sum(p[2] + p[0] * (p[1] - mean) ** 2 for p in parts)
     return mean, m2 / m
 
+# %% ../../nbs/09_batchnorm.ipynb #7c00dca9
 def _small_mean(mean, invstd):
     "Whether every channel's |μ| ≤ σ, so that regrouping around x instead of x-μ loses no precision (see the backward)."
     if not isinstance(mean, np.ndarray): return False  # on a GPU asking would sync: the centered formula is always safe
     return mean.size == 0 or bool((np.abs(mean) * invstd).max() <= 1)
 
-def _bn_forward(ctx, a, weight, bias, running_mean, running_var, training, momentum, eps):
-    "The output array; saves the statistics on `ctx`, updates the running buffers in place when training."
-    xp = get_array_module(a)
-    n, c = a.shape[0], a.shape[1]
-    a3 = a.reshape(n, c, -1)
-    m = a3.size // c  # values per channel
-    if training:
-        mean, var = _combine_stats(_blocks(lambda s: _block_stats(a3[s]), a3))  # biased var: it normalizes
-        invstd = 1 / xp.sqrt(var + eps)
-        if running_mean is not None:
-            rm, rv = running_mean._data, running_var._data
-            rm *= 1 - momentum; rm += momentum * mean
-            rv *= 1 - momentum; rv += (momentum * m / (m - 1)) * var  # unbiased: it estimates
-            running_mean._version[0] += 1; running_var._version[0] += 1
-    else:
-        mean = running_mean._data.copy()  # a copy: later training steps change the buffer
-        invstd = 1 / xp.sqrt(running_var._data + eps)
-    scale = invstd * weight._data if weight is not None else invstd
-    out = xp.empty(a3.shape, a.dtype)
-    small = _small_mean(mean, invstd)
-    if small:  # y = x · scale + (β - μ · scale): two passes
-        shift = -mean * scale if bias is None else bias._data - mean * scale
+# %% ../../nbs/09_batchnorm.ipynb #b97cec01
+def _update_running(running_mean, running_var, mean, var, momentum, m):
+    "The running buffers moved toward this batch's mean and unbiased variance, in place."
+    rm, rv = running_mean._data, running_var._data
+    rm *= 1 - momentum; rm += momentum * mean
+    rv *= 1 - momentum; rv += (momentum * m / (m - 1)) * var  # unbiased: it estimates
+    running_mean._version[0] += 1; running_var._version[0] += 1
+
+# %% ../../nbs/09_batchnorm.ipynb #8796f3a2
+def _bn_affine(a3, mean, scale, bias, small):
+    "y = (x - μ)·scale + β on an (N, C, L) array, block by block; regrouped as x·scale + (β - μ·scale) when `small`."
+    xp = get_array_module(a3)
+    out = xp.empty(a3.shape, a3.dtype)
+    if small:
+        shift = -mean * scale if bias is None else bias - mean * scale
         def affine(s):
             xp.multiply(a3[s], scale[:, None], out=out[s])
             out[s] += shift[:, None]
     else:
-        def affine(s):  # y = (x - μ) · scale + β, centered first
+        def affine(s):
             o = out[s]
             xp.subtract(a3[s], mean[:, None], out=o)
             o *= scale[:, None]
-            if bias is not None: o += bias._data[:, None]
+            if bias is not None: o += bias[:, None]
     _blocks(affine, a3)
+    return out
+
+# %% ../../nbs/09_batchnorm.ipynb #e5556064
+def _bn_forward(ctx, a, weight, bias, running_mean, running_var, training, momentum, eps):
+    "The output array; saves the statistics on `ctx`, updates the running buffers in place when training."
+    xp = get_array_module(a)
+    a3 = a.reshape(a.shape[0], a.shape[1], -1)
+    m = a3.size // a.shape[1]  # values per channel
+    if training:
+        mean, var = _combine_stats(_blocks(lambda s: _block_stats(a3[s]), a3))  # biased var: it normalizes
+        invstd = 1 / xp.sqrt(var + eps)
+        if running_mean is not None: _update_running(running_mean, running_var, mean, var, momentum, m)
+    else:
+        mean = running_mean._data.copy()  # a copy: later training steps change the buffer
+        invstd = 1 / xp.sqrt(running_var._data + eps)
+    scale = invstd * weight._data if weight is not None else invstd
+    small = _small_mean(mean, invstd)
+    out = _bn_affine(a3, mean, scale, None if bias is None else bias._data, small)
     ctx.stats = (mean, invstd, m, small)
     return out.reshape(a.shape)
 
-# %% ../../nbs/09_batchnorm.ipynb #c4b124c0
+# %% ../../nbs/09_batchnorm.ipynb #bf94b784
 def _batch_norm_composite(x, weight, bias, mean, invstd, training, momentum, eps):
     "Batch norm as a chain of differentiable ops: the reference, and the replay for double backward."
     shape = (1, -1) + (1,) * (x.ndim - 2)
@@ -2795,6 +2808,7 @@ def _batch_norm_composite(x, weight, bias, mean, invstd, training, momentum, eps
     if weight is not None: y = y * weight.reshape(shape)
     return y + bias.reshape(shape) if bias is not None else y
 
+# %% ../../nbs/09_batchnorm.ipynb #0d0ed2d8
 def _dx_centered(s, d3, a3, g3, mean, mdy, k, scale):
     "γr(dy - k·x + (kμ - Σdy/m)) on block `s`: four passes, no x-μ scratch (safe while |μ| ≤ σ)."
     o = d3[s]
@@ -2809,6 +2823,31 @@ def _dx_shifted(s, d3, a3, g3, mean, mdy, k, scale):
     get_array_module(o).subtract(g3[s], mdy[:, None], out=o)
     o -= t; o *= scale[:, None]
 
+# %% ../../nbs/09_batchnorm.ipynb #08750749
+def _bn_reductions(g3, a3, mean, small_mean):
+    "Σdy and Σdy(x-μ) per channel of (N, C, L) arrays, block by block."
+    def reduce(s):
+        g_ = g3[s]
+        return _channel_sum(g_), _channel_dot(g_, a3[s] if small_mean else a3[s] - mean[:, None])
+    parts = _blocks(reduce, g3)
+    sum_dy, sum_dy_xmu = sum(p[0] for p in parts), sum(p[1] for p in parts)
+    if small_mean: sum_dy_xmu = sum_dy_xmu - mean * sum_dy  # Σdy·x - μΣdy
+    return sum_dy, sum_dy_xmu
+
+# %% ../../nbs/09_batchnorm.ipynb #b1052514
+def _bn_input_grad(a, g, mean, invstd, scale, sum_dy, sum_dy_xmu, m, small_mean, training):
+    "∂L/∂x: γr(dy - Σdy/m - (x-μ)k) in training, γr·dy in eval, block by block."
+    xp = get_array_module(a)
+    a3, g3 = a.reshape(a.shape[0], a.shape[1], -1), g.reshape(a.shape[0], a.shape[1], -1)
+    d = xp.empty(a.shape, g.dtype)  # owns its memory, so .grad can take it without a copy
+    d3 = d.reshape(g3.shape)
+    if training:
+        mdy, k = sum_dy / m, invstd * invstd * sum_dy_xmu / m
+        _blocks(_dx_centered if small_mean else _dx_shifted, g3, args=(d3, a3, g3, mean, mdy, k, scale))
+    else: _blocks(lambda s: xp.multiply(g3[s], scale[:, None], out=d3[s]), g3)
+    return d
+
+# %% ../../nbs/09_batchnorm.ipynb #b7fb43ac
 class NativeBatchNorm(Function):
     "Batch norm over every dimension but 1, with the fused backward derived above."
     _node_name = 'NativeBatchNormBackward0'
@@ -2827,41 +2866,39 @@ class NativeBatchNorm(Function):
             return _replay(ctx, _batch_norm_composite, (x, w, b) + consts + (ctx.training, None, ctx.eps), grad)
         nx, nw, nb = ctx.needs_input_grad[:3]
         a, g = x._data, grad._data
-        xp = get_array_module(a)
-        n, c = a.shape[0], a.shape[1]
-        a3, g3 = a.reshape(n, c, -1), g.reshape(n, c, -1)
+        a3, g3 = a.reshape(a.shape[0], a.shape[1], -1), g.reshape(a.shape[0], a.shape[1], -1)
         scale = invstd * w._data if w is not None else invstd
         gx = gw = gb = sum_dy = sum_dy_xmu = None
-        if (nx and ctx.training) or nw:  # the two reductions, Σdy and Σdy(x-μ), block by block
-            def reduce(s):
-                g_ = g3[s]
-                return _channel_sum(g_), _channel_dot(g_, a3[s] if small_mean else a3[s] - mean[:, None])
-            parts = _blocks(reduce, g3)
-            sum_dy, sum_dy_xmu = sum(p[0] for p in parts), sum(p[1] for p in parts)
-            if small_mean: sum_dy_xmu = sum_dy_xmu - mean * sum_dy  # Σdy·x - μΣdy
+        if (nx and ctx.training) or nw: sum_dy, sum_dy_xmu = _bn_reductions(g3, a3, mean, small_mean)
         elif nb: sum_dy = _channel_sum(g3)
-        if nx:
-            d = xp.empty(a.shape, g.dtype)  # owns its memory, so .grad can take it without a copy
-            d3 = d.reshape(g3.shape)
-            if ctx.training:  # γ r (dy - Σdy/m - (x-μ) k)
-                mdy, k = sum_dy / m, invstd * invstd * sum_dy_xmu / m
-                _blocks(_dx_centered if small_mean else _dx_shifted, g3, args=(d3, a3, g3, mean, mdy, k, scale))
-            else: _blocks(lambda s: xp.multiply(g3[s], scale[:, None], out=d3[s]), g3)
-            gx = _wrap(d, grad._device)
+        if nx: gx = _wrap(_bn_input_grad(a, g, mean, invstd, scale, sum_dy, sum_dy_xmu, m, small_mean, ctx.training), grad._device)
         if nw: gw = _wrap(sum_dy_xmu * invstd, grad._device)
         if nb: gb = _wrap(sum_dy, grad._device)
         return gx, gw, gb, None, None, None, None, None
 
-# %% ../../nbs/09_batchnorm.ipynb #e87b4d81
+# %% ../../nbs/09_batchnorm.ipynb #43185933
+def _verify_batch_size(size):
+    "A ValueError when a training batch has a single value per channel: no variance to normalize by."
+    prod = size[0]
+    for s in size[2:]: prod *= s
+    if prod == 1: raise ValueError(f"Expected more than 1 value per channel when training, got input size {size}")
+
+# %% ../../nbs/09_batchnorm.ipynb #b286c60f
+def _check_bn_params(input, c, weight, bias, running_mean, running_var):
+    "PyTorch's RuntimeErrors for per-channel tensors of the wrong length, device or dtype."
+    for t, name in ((weight, 'weight'), (bias, 'bias'), (running_mean, 'running_mean'), (running_var, 'running_var')):
+        if t is None: continue
+        if t.numel() != c: raise RuntimeError(f"{name} should contain {c} elements not {t.numel()}")
+        _check_same_device(input, t)
+        if t._data.dtype != input._data.dtype: raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
+
+# %% ../../nbs/09_batchnorm.ipynb #a6f3a8bf
 def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1, eps=1e-05):
     "Normalize each channel (dimension 1) over the batch and all other dimensions, then scale and shift."
     if input.ndim < 2 and input.numel():
         raise IndexError(f"Dimension out of range (expected to be in range of [{-max(input.ndim, 1)}, {max(input.ndim, 1) - 1}], but got 1)")
     size = input.size()
-    if training:
-        prod = size[0]
-        for s in size[2:]: prod *= s
-        if prod == 1: raise ValueError(f"Expected more than 1 value per channel when training, got input size {size}")
+    if training: _verify_batch_size(size)
     if training and eps <= 0.0: raise ValueError(f"batch_norm eps must be positive during training, but got {eps}")
     elif eps < 0.0: raise ValueError(f"batch_norm eps must be non-negative, but got {eps}")
     if training:
@@ -2872,11 +2909,7 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
             if t is None: raise RuntimeError(f"{name} must be defined in evaluation mode")
     if input.ndim < 2: return input.clone()  # an empty 1-D input: nothing to normalize
     c = size[1]
-    for t, name in ((weight, 'weight'), (bias, 'bias'), (running_mean, 'running_mean'), (running_var, 'running_var')):
-        if t is None: continue
-        if t.numel() != c: raise RuntimeError(f"{name} should contain {c} elements not {t.numel()}")
-        _check_same_device(input, t)
-        if t._data.dtype != input._data.dtype: raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
+    _check_bn_params(input, c, weight, bias, running_mean, running_var)
     if weight is not None: weight = weight.reshape(c)
     if bias is not None: bias = bias.reshape(c)
     if input.numel() == 0:  # an empty batch: PyTorch returns an empty output that still reaches weight and bias, buffers untouched
@@ -2912,7 +2945,7 @@ from .._tensor import Tensor
 from ..ops import _broadcast_shape
 from ..shape_ops import cat
 
-# %% ../../nbs/10_attention.ipynb #52cb074b
+# %% ../../nbs/10_attention.ipynb #545b7256
 def _neg_inf(dtype): return dtype.type(-np.inf)
 
 def _softmax_rows(s, masked, safe):
@@ -2927,6 +2960,7 @@ def _softmax_rows(s, masked, safe):
     s /= l
     return s
 
+# %% ../../nbs/10_attention.ipynb #82a6bad5
 def _attention_logits(q, k, mask, is_causal, scale):
     "scale·Q Kᵀ plus the mask, as a fresh array (bool masks: False becomes -inf)."
     xp = get_array_module(q)
@@ -2942,6 +2976,7 @@ def _attention_logits(q, k, mask, is_causal, scale):
         xp.copyto(s, _neg_inf(s.dtype), where=~xp.tri(L, S, dtype=bool))
     return s
 
+# %% ../../nbs/10_attention.ipynb #29d588a2
 def _attention_composite(q, k, v, mask, keep, is_causal, scale, safe, need_weights):
     "The same attention as a chain of differentiable ops: the reference, and the replay for double backward."
     xp = get_array_module(q._data)
@@ -2957,6 +2992,27 @@ def _attention_composite(q, k, v, mask, keep, is_causal, scale, safe, need_weigh
     out = p.matmul(v)
     return (out, p) if need_weights else out
 
+# %% ../../nbs/10_attention.ipynb #5ee25d65
+def _softmax_grad(dp, p):
+    "dS = P ⊙ dP − P · rowsum(P ⊙ dP); `dp` is used as scratch."
+    ds = dp * p
+    r = ds.sum(axis=-1, keepdims=True)
+    get_array_module(p).multiply(p, r, out=dp)
+    ds -= dp
+    return ds
+
+# %% ../../nbs/10_attention.ipynb #e26bd6b9
+def _replay_attention(ctx, args, gout, gw):
+    "Input gradients of the composite, as a graph: the double-backward path."
+    outs = _attention_composite(*args)
+    outs = outs if isinstance(outs, tuple) else (outs,)
+    pairs = [(o, g) for o, g in zip(outs, (gout, gw)) if g is not None]
+    needs = ctx.needs_input_grad
+    wrt = [a for a, n in zip(args[:4], needs[:4]) if n]
+    gs = iter(_autograd_grad([o for o, _ in pairs], wrt, [g for _, g in pairs], create_graph=True, allow_unused=True))
+    return tuple(next(gs) if n else None for n in needs[:4]) + (None,) * 5
+
+# %% ../../nbs/10_attention.ipynb #7848971c
 class ScaledDotProductAttention(Function):
     "softmax(scale·Q Kᵀ + mask) V, with dropout, in one node; optionally also returns the (dropped-out) weights."
     _node_name = 'ScaledDotProductAttentionBackward0'
@@ -2988,27 +3044,14 @@ class ScaledDotProductAttention(Function):
             if gw is not None: dp += gw._data
         else: dp = gw._data.copy()
         if kp is not None: dp *= kp
-        ds = dp * p  # dS = P ⊙ dP − P · rowsum(P ⊙ dP)
-        r = ds.sum(axis=-1, keepdims=True)
-        xp.multiply(p, r, out=dp)
-        ds -= dp
+        ds = _softmax_grad(dp, p)
         if nm: dm = _like(_sum_to_shape(ds, mask._data.shape), mask)  # may be ds itself: ds is not changed below
         sc = ds.dtype.type(scale)
         if nq: dq = _like(_sum_to_shape(xp.matmul(ds, ka), qa.shape) * sc, q)
         if nk: dk = _like(_sum_to_shape(xp.matmul(xp.swapaxes(ds, -1, -2), qa), ka.shape) * sc, k)
         return dq, dk, dv, dm, None, None, None, None, None
 
-def _replay_attention(ctx, args, gout, gw):
-    "Input gradients of the composite, as a graph: the double-backward path."
-    outs = _attention_composite(*args)
-    outs = outs if isinstance(outs, tuple) else (outs,)
-    pairs = [(o, g) for o, g in zip(outs, (gout, gw)) if g is not None]
-    needs = ctx.needs_input_grad
-    wrt = [a for a, n in zip(args[:4], needs[:4]) if n]
-    gs = iter(_autograd_grad([o for o, _ in pairs], wrt, [g for _, g in pairs], create_graph=True, allow_unused=True))
-    return tuple(next(gs) if n else None for n in needs[:4]) + (None,) * 5
-
-# %% ../../nbs/10_attention.ipynb #df588d39
+# %% ../../nbs/10_attention.ipynb #6aa40139
 def _check_sdpa(q, k, v, attn_mask, dropout_p, is_causal):
     if not 0.0 <= dropout_p <= 1.0: raise RuntimeError(f"dropout probability has to be between 0 and 1, but got {dropout_p}")
     dq, dk, dv = q._data.dtype, k._data.dtype, v._data.dtype
@@ -3029,6 +3072,7 @@ def _check_sdpa(q, k, v, attn_mask, dropout_p, is_causal):
     if k.shape[-2] != v.shape[-2]:
         raise RuntimeError(f"Expected key and value to have the same sequence length, but got {k.shape[-2]} and {v.shape[-2]}")
 
+# %% ../../nbs/10_attention.ipynb #997f8e84
 def _repeat_kv(t, groups):
     "Each head of `t` (…, H, S, E) repeated `groups` times in place: (…, H·groups, S, E)."
     s = tuple(t.shape)
@@ -3047,7 +3091,7 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     scale = 1 / math.sqrt(query.shape[-1]) if scale is None else scale
     return ScaledDotProductAttention.apply(query, key, value, attn_mask, dropout_p, is_causal, scale)
 
-# %% ../../nbs/10_attention.ipynb #43ef7135
+# %% ../../nbs/10_attention.ipynb #f2b991ec
 def _canonical_mask(mask, mask_name, other_type, other_name, target_type, check_other=True):
     "A bool mask as a float mask of `target_type` with -inf where True; float masks pass; others raise."
     if mask is None: return None
@@ -3067,6 +3111,7 @@ def _none_or_dtype(input):
     if isinstance(input, Tensor): return input.dtype
     raise RuntimeError("input to _none_or_dtype() must be None or torch.Tensor")
 
+# %% ../../nbs/10_attention.ipynb #eb24f47a
 def _mha_shape_check(query, key, value, key_padding_mask, attn_mask, num_heads):
     "PyTorch's shape checks of MHA's inputs; True when the input is batched (3-D)."
     if query.dim() == 3:
@@ -3112,23 +3157,14 @@ def _in_projection(q, k, v, w_q, w_k, w_v, b_q=None, b_k=None, b_v=None):
         if b is not None and tuple(b.shape) != (Eq,): raise AssertionError(f"expecting {name} bias shape of {(Eq,)}, but got {b.shape}")
     return linear(q, w_q, b_q), linear(k, w_k, b_k), linear(v, w_v, b_v)
 
-# %% ../../nbs/10_attention.ipynb #87f27c1f
+# %% ../../nbs/10_attention.ipynb #1feede07
 def _pad_last(t):
     "`t` with one more zero column at the end of its last dimension (F.pad(t, (0, 1)))."
     return cat([t, _wrap(get_array_module(t._data).zeros(tuple(t.shape[:-1]) + (1,), t._data.dtype), t._device)], -1)
 
-def _mha(query, key, value, embed_dim_to_check, num_heads, in_proj_weight, in_proj_bias, bias_k, bias_v, add_zero_attn,
-         dropout_p, out_proj_weight, out_proj_bias, training, key_padding_mask, need_weights, attn_mask,
-         use_separate_proj_weight, q_proj_weight, k_proj_weight, v_proj_weight, static_k, static_v,
-         average_attn_weights, is_causal, batch_first):
-    "multi_head_attention_forward for inputs laid out (L, N, E), or (N, L, E) when `batch_first`."
-    is_batched = _mha_shape_check(query, key, value, key_padding_mask, attn_mask, num_heads)
-    if not is_batched:
-        query, key, value, batch_first = query.unsqueeze(1), key.unsqueeze(1), value.unsqueeze(1), False
-        if key_padding_mask is not None: key_padding_mask = key_padding_mask.unsqueeze(0)
-    bd, sd = (0, 1) if batch_first else (1, 0)  # batch and sequence dimensions
-    tgt_len, bsz, embed_dim = query.shape[sd], query.shape[bd], query.shape[2]
-    src_len = key.shape[sd]
+# %% ../../nbs/10_attention.ipynb #81939f83
+def _mha_masks(query, key_padding_mask, attn_mask, need_weights, is_causal):
+    "Both masks as float masks (-inf = masked out), and whether SDPA may apply the causal mask itself."
     key_padding_mask = _canonical_mask(key_padding_mask, "key_padding_mask", _none_or_dtype(attn_mask), "attn_mask", query.dtype)
     if is_causal and attn_mask is None:
         raise RuntimeError("Need attn_mask if specifying the is_causal hint. You may use the Transformer module method "
@@ -3137,6 +3173,12 @@ def _mha(query, key, value, embed_dim_to_check, num_heads, in_proj_weight, in_pr
     else:
         attn_mask = _canonical_mask(attn_mask, "attn_mask", None, "", query.dtype, check_other=False)
         if key_padding_mask is not None: is_causal = False
+    return key_padding_mask, attn_mask, is_causal
+
+# %% ../../nbs/10_attention.ipynb #83ef28fe
+def _mha_check_dims(query, key, value, bd, sd, embed_dim_to_check, num_heads, use_separate_proj_weight):
+    "PyTorch's checks of the embedding width, the split into heads and the key/value shapes; the head width."
+    bsz, embed_dim, src_len = query.shape[bd], query.shape[2], key.shape[sd]
     if embed_dim != embed_dim_to_check:
         raise AssertionError(f"was expecting embedding dimension of {embed_dim_to_check}, but got {embed_dim}")
     head_dim = embed_dim // num_heads
@@ -3147,26 +3189,35 @@ def _mha(query, key, value, embed_dim_to_check, num_heads, in_proj_weight, in_pr
     elif tuple(key.shape) != tuple(value.shape): raise AssertionError(f"key shape {key.shape} does not match value shape {value.shape}")
     if key.shape[bd] != bsz:  # PyTorch fails here when it views the projected key as (S, N·H, head_dim)
         raise RuntimeError(f"shape '[{src_len}, {bsz * num_heads}, {head_dim}]' is invalid for input of size {src_len * key.shape[bd] * embed_dim}")
+    return head_dim
 
-    # 1. in-projection
+# %% ../../nbs/10_attention.ipynb #cfa9b677
+def _mha_in_projection(query, key, value, in_proj_weight, in_proj_bias, use_separate_proj_weight, q_proj_weight, k_proj_weight, v_proj_weight):
+    "q, k, v projected by the packed `in_proj_weight` or by the three separate weights."
     if not use_separate_proj_weight:
         if in_proj_weight is None: raise AssertionError("use_separate_proj_weight is False but in_proj_weight is None")
-        q, k, v = _in_projection_packed(query, key, value, in_proj_weight, in_proj_bias)
-    else:
-        for name, w in (('q', q_proj_weight), ('k', k_proj_weight), ('v', v_proj_weight)):
-            if w is None: raise AssertionError(f"use_separate_proj_weight is True but {name}_proj_weight is None")
-        b_q, b_k, b_v = (None,) * 3 if in_proj_bias is None else in_proj_bias.chunk(3)
-        q, k, v = _in_projection(query, key, value, q_proj_weight, k_proj_weight, v_proj_weight, b_q, b_k, b_v)
+        return _in_projection_packed(query, key, value, in_proj_weight, in_proj_bias)
+    for name, w in (('q', q_proj_weight), ('k', k_proj_weight), ('v', v_proj_weight)):
+        if w is None: raise AssertionError(f"use_separate_proj_weight is True but {name}_proj_weight is None")
+    b_q, b_k, b_v = (None,) * 3 if in_proj_bias is None else in_proj_bias.chunk(3)
+    return _in_projection(query, key, value, q_proj_weight, k_proj_weight, v_proj_weight, b_q, b_k, b_v)
 
-    if attn_mask is not None:
-        if attn_mask.dim() == 2:
-            if tuple(attn_mask.shape) != (tgt_len, src_len):
-                raise RuntimeError(f"The shape of the 2D attn_mask is {attn_mask.shape}, but should be {(tgt_len, src_len)}.")
-            attn_mask = attn_mask.unsqueeze(0)
-        elif attn_mask.dim() == 3:
-            if tuple(attn_mask.shape) != (bsz * num_heads, tgt_len, src_len):
-                raise RuntimeError(f"The shape of the 3D attn_mask is {attn_mask.shape}, but should be {(bsz * num_heads, tgt_len, src_len)}.")
-        else: raise RuntimeError(f"attn_mask's dimension {attn_mask.dim()} is not supported")
+# %% ../../nbs/10_attention.ipynb #b1c32af0
+def _mha_attn_mask_shape(attn_mask, tgt_len, src_len, bsz, num_heads):
+    "A 2-D (L, S) mask as (1, L, S); a 3-D one must already be (N·H, L, S)."
+    if attn_mask.dim() == 2:
+        if tuple(attn_mask.shape) != (tgt_len, src_len):
+            raise RuntimeError(f"The shape of the 2D attn_mask is {attn_mask.shape}, but should be {(tgt_len, src_len)}.")
+        return attn_mask.unsqueeze(0)
+    if attn_mask.dim() == 3:
+        if tuple(attn_mask.shape) != (bsz * num_heads, tgt_len, src_len):
+            raise RuntimeError(f"The shape of the 3D attn_mask is {attn_mask.shape}, but should be {(bsz * num_heads, tgt_len, src_len)}.")
+        return attn_mask
+    raise RuntimeError(f"attn_mask's dimension {attn_mask.dim()} is not supported")
+
+# %% ../../nbs/10_attention.ipynb #22f022e3
+def _mha_add_bias_kv(k, v, bias_k, bias_v, static_k, static_v, attn_mask, key_padding_mask, bsz, batch_first, sd):
+    "k and v with the learned bias key and value appended along the sequence, the masks padded to match."
     if bias_k is not None and bias_v is not None:
         if static_k is not None: raise AssertionError("bias cannot be added to static key.")
         if static_v is not None: raise AssertionError("bias cannot be added to static value.")
@@ -3177,8 +3228,11 @@ def _mha(query, key, value, embed_dim_to_check, num_heads, in_proj_weight, in_pr
         if key_padding_mask is not None: key_padding_mask = _pad_last(key_padding_mask)
     elif bias_k is not None: raise AssertionError("bias_k is set but bias_v is None")
     elif bias_v is not None: raise AssertionError("bias_v is set but bias_k is None")
+    return k, v, attn_mask, key_padding_mask
 
-    # 2. attention per head: (N, H, L, head_dim) views, heads as a batch dimension
+# %% ../../nbs/10_attention.ipynb #cdf8de56
+def _mha_heads(q, k, v, static_k, static_v, add_zero_attn, attn_mask, key_padding_mask, bsz, num_heads, head_dim, batch_first):
+    "q, k, v as (N, H, length, head_dim), the masks padded when a zero key is appended."
     perm = (0, 2, 1, 3) if batch_first else (1, 2, 0, 3)
     heads = lambda t: t.reshape(t.shape[0], t.shape[1], num_heads, head_dim).permute(perm)
     q = heads(q)
@@ -3189,7 +3243,17 @@ def _mha(query, key, value, embed_dim_to_check, num_heads, in_proj_weight, in_pr
         k, v = cat([k, zeros], 2), cat([v, zeros.to(v.dtype)], 2)
         if attn_mask is not None: attn_mask = _pad_last(attn_mask)
         if key_padding_mask is not None: key_padding_mask = _pad_last(key_padding_mask)
-    src_len = k.shape[2]
+    return q, k, v, attn_mask, key_padding_mask
+
+def _static(t, name, bsz, num_heads, head_dim):
+    "A given static_k / static_v of shape (N·H, S, head_dim), as (N, H, S, head_dim)."
+    if t.shape[0] != bsz * num_heads: raise AssertionError(f"expecting static_{name}.size(0) of {bsz * num_heads}, but got {t.shape[0]}")
+    if t.shape[2] != head_dim: raise AssertionError(f"expecting static_{name}.size(2) of {head_dim}, but got {t.shape[2]}")
+    return t.view(bsz, num_heads, t.shape[1], head_dim)
+
+# %% ../../nbs/10_attention.ipynb #13c2cee4
+def _mha_merge_masks(attn_mask, key_padding_mask, bsz, num_heads, tgt_len, src_len):
+    "attn_mask + key_padding_mask as one (N, H or 1, L, S) float mask, after PyTorch's padding-mask checks."
     if attn_mask is not None:
         attn_mask = attn_mask.unsqueeze(0) if attn_mask.shape[0] == 1 else attn_mask.view(bsz, num_heads, tgt_len, src_len)
     if key_padding_mask is not None:
@@ -3199,13 +3263,12 @@ def _mha(query, key, value, embed_dim_to_check, num_heads, in_proj_weight, in_pr
             raise AssertionError(f"Expected key_padded_mask.shape[1] to be {src_len}, but got {key_padding_mask.shape[1]}")
         kpm = key_padding_mask.view(bsz, 1, 1, src_len)
         attn_mask = kpm if attn_mask is None else attn_mask + kpm
-    if not training: dropout_p = 0.0
-    scale = 1 / math.sqrt(head_dim)
-    res = ScaledDotProductAttention.apply(q, k, v, attn_mask, dropout_p, is_causal, scale, not need_weights, need_weights)
-    out, weights = res if need_weights else (res, None)
+    return attn_mask
 
-    # 3. concatenate the heads, out-projection
-    out = out.permute((0, 2, 1, 3) if batch_first else (2, 0, 1, 3)).reshape(tuple(query.shape[:2]) + (embed_dim,))
+# %% ../../nbs/10_attention.ipynb #fd1c3fc0
+def _mha_out(out, weights, query, out_proj_weight, out_proj_bias, batch_first, bsz, num_heads, tgt_len, src_len, average_attn_weights, is_batched):
+    "The heads (N, H, L, head_dim) concatenated back to the layout of `query`, out-projected; the weights averaged if asked."
+    out = out.permute((0, 2, 1, 3) if batch_first else (2, 0, 1, 3)).reshape(tuple(query.shape[:2]) + (query.shape[2],))
     out = linear(out, out_proj_weight, out_proj_bias)
     if weights is not None:
         if weights.shape[1] != num_heads: weights = weights.expand(bsz, num_heads, tgt_len, src_len)
@@ -3215,12 +3278,35 @@ def _mha(query, key, value, embed_dim_to_check, num_heads, in_proj_weight, in_pr
         if weights is not None: weights = weights.squeeze(0)
     return out, weights
 
-def _static(t, name, bsz, num_heads, head_dim):
-    "A given static_k / static_v of shape (N·H, S, head_dim), as (N, H, S, head_dim)."
-    if t.shape[0] != bsz * num_heads: raise AssertionError(f"expecting static_{name}.size(0) of {bsz * num_heads}, but got {t.shape[0]}")
-    if t.shape[2] != head_dim: raise AssertionError(f"expecting static_{name}.size(2) of {head_dim}, but got {t.shape[2]}")
-    return t.view(bsz, num_heads, t.shape[1], head_dim)
+# %% ../../nbs/10_attention.ipynb #d1248b43
+def _mha(query, key, value, embed_dim_to_check, num_heads, in_proj_weight, in_proj_bias, bias_k, bias_v, add_zero_attn,
+         dropout_p, out_proj_weight, out_proj_bias, training, key_padding_mask, need_weights, attn_mask,
+         use_separate_proj_weight, q_proj_weight, k_proj_weight, v_proj_weight, static_k, static_v,
+         average_attn_weights, is_causal, batch_first):
+    "multi_head_attention_forward for inputs laid out (L, N, E), or (N, L, E) when `batch_first`."
+    is_batched = _mha_shape_check(query, key, value, key_padding_mask, attn_mask, num_heads)
+    if not is_batched:
+        query, key, value, batch_first = query.unsqueeze(1), key.unsqueeze(1), value.unsqueeze(1), False
+        if key_padding_mask is not None: key_padding_mask = key_padding_mask.unsqueeze(0)
+    bd, sd = (0, 1) if batch_first else (1, 0)  # batch and sequence dimensions
+    tgt_len, bsz, src_len = query.shape[sd], query.shape[bd], key.shape[sd]
+    key_padding_mask, attn_mask, is_causal = _mha_masks(query, key_padding_mask, attn_mask, need_weights, is_causal)
+    head_dim = _mha_check_dims(query, key, value, bd, sd, embed_dim_to_check, num_heads, use_separate_proj_weight)
+    q, k, v = _mha_in_projection(query, key, value, in_proj_weight, in_proj_bias, use_separate_proj_weight,
+                                 q_proj_weight, k_proj_weight, v_proj_weight)
+    if attn_mask is not None: attn_mask = _mha_attn_mask_shape(attn_mask, tgt_len, src_len, bsz, num_heads)
+    k, v, attn_mask, key_padding_mask = _mha_add_bias_kv(k, v, bias_k, bias_v, static_k, static_v, attn_mask, key_padding_mask, bsz, batch_first, sd)
+    q, k, v, attn_mask, key_padding_mask = _mha_heads(q, k, v, static_k, static_v, add_zero_attn, attn_mask, key_padding_mask,
+                                                      bsz, num_heads, head_dim, batch_first)
+    src_len = k.shape[2]
+    attn_mask = _mha_merge_masks(attn_mask, key_padding_mask, bsz, num_heads, tgt_len, src_len)
+    if not training: dropout_p = 0.0
+    res = ScaledDotProductAttention.apply(q, k, v, attn_mask, dropout_p, is_causal, 1 / math.sqrt(head_dim), not need_weights, need_weights)
+    out, weights = res if need_weights else (res, None)
+    return _mha_out(out, weights, query, out_proj_weight, out_proj_bias, batch_first, bsz, num_heads, tgt_len, src_len,
+                    average_attn_weights, is_batched)
 
+# %% ../../nbs/10_attention.ipynb #321c40de
 def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_heads, in_proj_weight, in_proj_bias, bias_k, bias_v,
                                  add_zero_attn, dropout_p, out_proj_weight, out_proj_bias, training=True, key_padding_mask=None,
                                  need_weights=True, attn_mask=None, use_separate_proj_weight=False, q_proj_weight=None,

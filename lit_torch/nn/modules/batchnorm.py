@@ -14,7 +14,7 @@ from .lazy import LazyModuleMixin
 from .module import Module
 from ..parameter import Parameter, UninitializedBuffer, UninitializedParameter
 
-# %% ../../../nbs/09_batchnorm.ipynb #41e29042
+# %% ../../../nbs/09_batchnorm.ipynb #d4544c78
 class _NormBase(Module):
     "Common base of the batch norms: γ, β, the running statistics, and their bookkeeping."
     _version = 2
@@ -55,17 +55,20 @@ class _NormBase(Module):
 
     def _check_input_dim(self, input): raise NotImplementedError
 
-    def extra_repr(self):
-        return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, affine={self.affine}, "
-                f"bias={self.bias is not None}, track_running_stats={self.track_running_stats}")
+# %% ../../../nbs/09_batchnorm.ipynb #e825e13f
+def _norm_extra_repr(self):
+    return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, affine={self.affine}, "
+            f"bias={self.bias is not None}, track_running_stats={self.track_running_stats}")
 
-    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs):
-        version = local_metadata.get('version', None)
-        if (version is None or version < 2) and self.track_running_stats:
-            key = prefix + 'num_batches_tracked'  # added in version 2
-            if key not in state_dict:
-                state_dict[key] = self.num_batches_tracked if self.num_batches_tracked is not None else tensor(0, dtype=int64)
-        super()._load_from_state_dict(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs)
+def _norm_load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs):
+    version = local_metadata.get('version', None)
+    if (version is None or version < 2) and self.track_running_stats:
+        key = prefix + 'num_batches_tracked'  # added in version 2
+        if key not in state_dict:
+            state_dict[key] = self.num_batches_tracked if self.num_batches_tracked is not None else tensor(0, dtype=int64)
+    super(_NormBase, self)._load_from_state_dict(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs)
+
+_NormBase.extra_repr, _NormBase._load_from_state_dict = _norm_extra_repr, _norm_load_from_state_dict
 
 # %% ../../../nbs/09_batchnorm.ipynb #8ae894d6
 class _BatchNorm(_NormBase):
