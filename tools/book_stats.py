@@ -18,6 +18,7 @@ WINDOW = 3   # a check must come within this many cells after an export cell
 
 EXPORT = re.compile(r'^\s*#\|\s*export(i|s)?\b', re.M)
 DIRECTIVE = re.compile(r'^\s*#\|')
+DOCSTRING = re.compile(r'''^\s*[rRuU]?("[^"]*"|'[^']*')\s*$''')  # a one-line docstring: prose, not code
 HIDDEN = re.compile(r'^\s*#\|\s*(hide\b|include:\s*false|echo:\s*false)', re.M)
 # A check is a cell that can fail, or that prints a comparison for the reader to see.
 CHECK = re.compile(r'\bassert\b|\btest_\w*\(|\bassert_close\(|\bpytest\.raises\b'
@@ -34,8 +35,8 @@ def is_export(cell): return is_code(cell) and bool(EXPORT.search(src(cell)))
 
 
 def code_lines(cell):
-    "The lines of a cell that the reader reads as code: not its `#|` directives, not blank."
-    return [l for l in src(cell).splitlines() if l.strip() and not DIRECTIVE.match(l)]
+    "The lines of a cell that the reader reads as code: not its `#|` directives, blank lines or one-line docstrings."
+    return [l for l in src(cell).splitlines() if l.strip() and not DIRECTIVE.match(l) and not DOCSTRING.match(l)]
 
 
 def is_check(cell):
