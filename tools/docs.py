@@ -137,21 +137,23 @@ def readme_links(text, cfg):
 
 
 def cell_markdown(cell):
-    "The Markdown blocks of a processed cell (its `#|` lines are gone, into `directives_`), obeying Quarto's `include`, `echo` and `output`."
+    "The Markdown blocks of a processed cell (its `#|` lines are gone, into `directives_`), obeying Quarto's `include`, `echo` and `output`; a folded cell (`code-fold`) gives only its output."
     opts = {k.rstrip(':'): v[0] if v else '' for k, v in cell.directives_.items()}
     if cell.cell_type == 'markdown': return [cell.source]
     if cell.cell_type != 'code' or opts.get('include') == 'false': return []  # raw cells hold the front matter
-    blocks = [] if opts.get('echo') == 'false' else [fence(cell.source, 'python')]
+    folded = opts.get('code-fold') in ('true', 'show')  # a folded cell's code is the means, its output the point
+    blocks = [] if opts.get('echo') == 'false' or folded else [fence(cell.source, 'python')]
     if opts.get('output') != 'false': blocks += [output_markdown(o) for o in cell.outputs]
     return blocks
 
 
 def output_markdown(out):
-    "Markdown for a cell output: markdown as it is, text in a plain fence; images are left out."
+    "Markdown for a cell output: markdown as it is, text in a plain fence, an image as a pointer to the notebook that shows it."
     if out.output_type == 'stream': return fence(''.join(out.text))
     if out.output_type == 'error': return fence('\n'.join(out.traceback))
     data = out.get('data', {})
     if 'text/markdown' in data: return ''.join(data['text/markdown'])
+    if 'image/png' in data: return '*(A picture here: it shows in the notebook, [nbs/index.ipynb](nbs/index.ipynb), and on the site.)*'
     return fence(''.join(data['text/plain'])) if 'text/plain' in data else ''
 
 
