@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 PY := $(BIN)/python
 PIP := $(PY) -m pip install -q --disable-pip-version-check
 
-.PHONY: bench demo test docs lab export check-export readme-check nbtest nbtest-slow pytest test-cuda-emulated browser-deps readme clean-docs clean
+.PHONY: bench demo test docs lab export check-export readme-check nbtest nbtest-slow pytest test-cuda-emulated browser-deps readme book-stats book-baseline clean-docs clean
 
 ## make demo: install lit_torch into .venv and run the main job: a seq2seq Transformer that rewrites dates as ISO dates
 demo: $(VENV)/.docs
@@ -80,6 +80,14 @@ test-cuda-emulated: $(VENV)/.dev
 ## make bench: every benchmarks/bench_*.py side by side with torch, one table (workload | torch | lit_torch | ratio | floor)
 bench: $(VENV)/.dev
 	$(PY) benchmarks/run_all.py
+
+## make book-stats: issue 18's measures per chapter (export-cell lengths, checks after them, pictures, PyTorch comparisons), then the totals
+book-stats:
+	@$(if $(wildcard $(PY)),$(PY),$(PYTHON)) tools/book_stats.py --long
+
+## make book-baseline: after the book got better, keep its new numbers in tests/book_baseline.json (tests/test_book.py holds them)
+book-baseline:
+	@$(if $(wildcard $(PY)),$(PY),$(PYTHON)) tools/book_stats.py --baseline
 
 ## make lab: JupyterLab on the notebooks
 lab: $(VENV)/.dev

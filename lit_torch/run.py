@@ -18,6 +18,7 @@ class _AliasLoader(importlib.abc.Loader):
 class TorchAliasFinder(importlib.abc.MetaPathFinder):
     "A `sys.meta_path` finder that resolves `torch` and `torch.X` to `lit_torch` and `lit_torch.X`."
     def find_spec(self, fullname, path=None, target=None):
+        "The spec of lit_torch's module for `import torch` or `import torch.X`; None for other names."
         if fullname != 'torch' and not fullname.startswith('torch.'): return None
         real = 'lit_torch' + fullname[len('torch'):]
         try: found = real in sys.modules or importlib.util.find_spec(real) is not None

@@ -166,14 +166,23 @@ class safe_open:
         "The header's metadata (str -> str), without the key order lit_torch keeps there; None if there is none."
         if self._meta is None or _ORDER not in self._meta: return self._meta
         return {k: v for k, v in self._meta.items() if k != _ORDER} or None
-    def keys(self): return _ordered(self._f.keys(), self._meta)
-    def offset_keys(self): return self._f.offset_keys()
+    def keys(self):
+        "The tensor names, in the order the file's metadata recorded them (as saved)."
+        return _ordered(self._f.keys(), self._meta)
+    def offset_keys(self):
+        "The tensor names in the order their bytes lie in the file."
+        return self._f.offset_keys()
     def get_tensor(self, name):
+        "The tensor `name`, read from the file onto the device `safe_open` was given."
         if self._f.get_slice(name).get_dtype() == 'BF16': _bfloat16()
         a = self._f.get_tensor(name)
         return a if self.framework in _NP else _tensor(a, self.device)
-    def get_tensors(self): return {k: self.get_tensor(k) for k in _ordered(self._f.offset_keys(), self._meta)}  # the package gives file order
-    def get_slice(self, name): return _Slice(self, name)
+    def get_tensors(self):
+        "Every tensor in the file, by name."
+        return {k: self.get_tensor(k) for k in _ordered(self._f.offset_keys(), self._meta)}  # the package gives file order
+    def get_slice(self, name):
+        "A lazy view of tensor `name`: index it to read just that part from the file."
+        return _Slice(self, name)
 
 class _Slice:
     "One tensor of a `safe_open` file, read only where indexed: `f.get_slice('w')[:, 1:3]`."

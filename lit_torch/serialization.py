@@ -425,7 +425,9 @@ class StorageType:
         if name not in _STORAGE_DTYPE_NAMES: raise KeyError(f'pickle storage type "{name}" is not recognized')
         self._name = name
     @property
-    def dtype(self): return _get_dtype_from_pickle_storage_type(self._name)
+    def dtype(self):
+        "The dtype this legacy storage type (FloatStorage, ...) stands for."
+        return _get_dtype_from_pickle_storage_type(self._name)
     def __str__(self): return f"StorageType(dtype={self.dtype})"
 
 def _maybe_decode_ascii(s): return s.decode('ascii') if isinstance(s, bytes) else s

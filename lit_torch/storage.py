@@ -55,12 +55,22 @@ class UntypedStorage:
 
     device = property(lambda self: self._device)
     is_cuda = property(lambda self: self._device.type == 'cuda')
-    def nbytes(self): return int(self._data.size)
-    def size(self): return int(self._data.size)
+    def nbytes(self):
+        "The storage's size in bytes."
+        return int(self._data.size)
+    def size(self):
+        "The storage's size: bytes, since an untyped storage counts bytes."
+        return int(self._data.size)
     def __len__(self): return int(self._data.size)
-    def element_size(self): return 1
-    def data_ptr(self): return _address(self._data)
-    def tolist(self): return (self._data if self._device.type == 'cpu' else self._data.get()).tolist()
+    def element_size(self):
+        "1: an untyped storage's elements are bytes."
+        return 1
+    def data_ptr(self):
+        "The address of the storage's first byte."
+        return _address(self._data)
+    def tolist(self):
+        "The bytes as a list of ints."
+        return (self._data if self._device.type == 'cpu' else self._data.get()).tolist()
     def __getitem__(self, i):
         if isinstance(i, slice): return UntypedStorage._wrap(self._data[i], self._device)
         return int(self._data[i])
@@ -113,18 +123,34 @@ class TypedStorage:
     device = property(lambda self: self._untyped_storage.device)
     is_cuda = property(lambda self: self._untyped_storage.is_cuda)
     def _size(self): return self._untyped_storage.nbytes() // self.dtype.itemsize
-    def size(self): return self._size()
+    def size(self):
+        "The storage's size in elements of its dtype."
+        return self._size()
     def __len__(self): return self._size()
-    def nbytes(self): return self._untyped_storage.nbytes()
-    def element_size(self): return self.dtype.itemsize
-    def data_ptr(self): return self._untyped_storage.data_ptr()
+    def nbytes(self):
+        "The storage's size in bytes."
+        return self._untyped_storage.nbytes()
+    def element_size(self):
+        "Bytes per element of the storage's dtype."
+        return self.dtype.itemsize
+    def data_ptr(self):
+        "The address of the storage's first byte."
+        return self._untyped_storage.data_ptr()
     _data_ptr = data_ptr
-    def untyped(self): return self._untyped_storage
+    def untyped(self):
+        "The untyped (byte) storage underneath."
+        return self._untyped_storage
     def _array(self): return self._untyped_storage._data[:self._size() * self.dtype.itemsize].view(self.dtype.numpy)
-    def tolist(self): return (self._array() if self.device.type == 'cpu' else self._array().get()).tolist()
+    def tolist(self):
+        "The elements as a Python list."
+        return (self._array() if self.device.type == 'cpu' else self._array().get()).tolist()
     def __getitem__(self, i): return self._array()[i].item()
-    def to(self, device=None, non_blocking=False): return TypedStorage(wrap_storage=self._untyped_storage.to(device), dtype=self.dtype)
-    def cpu(self): return self.to(_cpu)
+    def to(self, device=None, non_blocking=False):
+        "This storage on `device`, copied if it lives elsewhere."
+        return TypedStorage(wrap_storage=self._untyped_storage.to(device), dtype=self.dtype)
+    def cpu(self):
+        "This storage on the CPU, copied if it lives elsewhere."
+        return self.to(_cpu)
     def _pickle_storage_type(self):
         try: return _STORAGE_NAMES[self.dtype.name]
         except KeyError: raise KeyError(f"dtype {self.dtype} is not recognized") from None

@@ -25,6 +25,13 @@ def test_readme_in_sync(monkeypatch):
 
 # ---- what the notebooks say the site must have
 
+def test_readme_links_resolve():
+    "Every link in README.md reaches a file of the repository (README is read on GitHub, PyPI and in checkouts, not on the site)."
+    for href in re.findall(r'\]\(([^)\s]+)\)', (ROOT/'README.md').read_text()):
+        if re.match(r'https?://', href): assert not href.startswith(site_url()), f"{href}: a link to the published site"
+        else: assert (ROOT/href.split('#')[0]).exists(), f"README.md links {href}, which does not exist"
+
+
 def page_name(nb):
     "The page nbdev makes of notebook `nb`: 00_import.ipynb -> import.html (nbdev.doclinks._nbpath2html)."
     return re.sub(r'^\d+[a-zA-Z0-9]*_', '', nb.stem.lower()) + '.html'
@@ -197,6 +204,22 @@ def test_no_hidden_source(site, page, nb):
     index = ' '.join(e['text'] for e in entries if e['href'].split('#')[0] == page_name(nb))
     for line in hidden_lines(nb):
         assert line not in text and line not in html and line not in index, line
+
+
+@by_page
+def test_code_fits_its_column(site, page, nb):
+    "No code block spills out of the text column; a block written in prose (a diagram, a call tree) fits it without a scrollbar."
+    open_page(page, site, page_name(nb))
+    bad = page.evaluate("""() => {
+        const main = document.querySelector('main'), right = main.getBoundingClientRect().right + 1;
+        return [...main.querySelectorAll('pre')].flatMap(pre => {
+            const spills = pre.getBoundingClientRect().right > right;
+            const prose = !pre.closest('.cell') && !pre.classList.contains('sourceCode');
+            const scrolls = pre.scrollWidth > pre.clientWidth + 1;
+            return spills || (prose && scrolls) ? [`${spills ? 'spills' : 'scrolls'}: ${pre.textContent.trim().split('\\n')[0].slice(0, 60)}`] : [];
+        });
+    }""")
+    assert not bad, bad
 
 
 @by_page

@@ -109,25 +109,51 @@ def readme_text():
     fm = nb.frontmatter_
     parts = [f"# {fm['title']}"] + ([f"> {fm['description']}"] if fm.get('description') else [])
     for cell in nb.cells: parts += cell_markdown(cell)
-    return '\n\n'.join(p.strip('\n') for p in parts if p.strip()) + '\n'
+    return readme_links('\n\n'.join(p.strip('\n') for p in parts if p.strip()) + '\n', cfg)
+
+
+def notebook_of_page():
+    "Each page of the site (tensor.html) -> its notebook (nbs/01_tensor.ipynb): a page is named by its notebook, less the number."
+    pages = {}
+    for nb in sorted((ROOT/'nbs').glob('*.ipynb')):
+        stem = nb.stem.split('_', 1)[1] if re.match(r'\d', nb.stem) and '_' in nb.stem else nb.stem
+        pages[stem + '.html'] = f'nbs/{nb.name}'
+    for old, new in MOVED.items(): pages.setdefault(old, pages.get(new))
+    return pages
+
+
+def readme_links(text, cfg):
+    """Point the README's links at files that exist where the README is read (GitHub, PyPI, a checkout): the site's
+    pages, as relative links or as nbdev's doc links to `doc_host`, become links to their notebooks."""
+    site = cfg.doc_host.rstrip('/') + cfg.doc_baseurl.rstrip('/') + '/'
+    pages = notebook_of_page()
+    def repoint(m):
+        href = m.group(2)
+        page = href[len(site):] if href.startswith(site) else href
+        name, _, anchor = page.partition('#')
+        if '/' in name or name not in pages or not pages[name]: return m.group(0)
+        return f'{m.group(1)}({pages[name]})'
+    return re.sub(r'(\]\s*)\(([^)\s]+)\)', repoint, text)
 
 
 def cell_markdown(cell):
-    "The Markdown blocks of a processed cell (its `#|` lines are gone, into `directives_`), obeying Quarto's `include`, `echo` and `output`."
+    "The Markdown blocks of a processed cell (its `#|` lines are gone, into `directives_`), obeying Quarto's `include`, `echo` and `output`; a folded cell (`code-fold`) gives only its output."
     opts = {k.rstrip(':'): v[0] if v else '' for k, v in cell.directives_.items()}
     if cell.cell_type == 'markdown': return [cell.source]
     if cell.cell_type != 'code' or opts.get('include') == 'false': return []  # raw cells hold the front matter
-    blocks = [] if opts.get('echo') == 'false' else [fence(cell.source, 'python')]
+    folded = opts.get('code-fold') in ('true', 'show')  # a folded cell's code is the means, its output the point
+    blocks = [] if opts.get('echo') == 'false' or folded else [fence(cell.source, 'python')]
     if opts.get('output') != 'false': blocks += [output_markdown(o) for o in cell.outputs]
     return blocks
 
 
 def output_markdown(out):
-    "Markdown for a cell output: markdown as it is, text in a plain fence; images are left out."
+    "Markdown for a cell output: markdown as it is, text in a plain fence, an image as a pointer to the notebook that shows it."
     if out.output_type == 'stream': return fence(''.join(out.text))
     if out.output_type == 'error': return fence('\n'.join(out.traceback))
     data = out.get('data', {})
     if 'text/markdown' in data: return ''.join(data['text/markdown'])
+    if 'image/png' in data: return '*(A picture here: it shows in the notebook, [nbs/index.ipynb](nbs/index.ipynb), and on the site.)*'
     return fence(''.join(data['text/plain'])) if 'text/plain' in data else ''
 
 

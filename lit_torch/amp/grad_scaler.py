@@ -41,7 +41,9 @@ class GradScaler:
             self._init_growth_tracker, self._growth_tracker = 0, None
             self._per_optimizer_states = defaultdict(_refresh_per_optimizer_state)
 
-    def is_enabled(self): return self._enabled
+    def is_enabled(self):
+        "Whether this scaler scales at all (False when made with `enabled=False`, or where no GPU is)."
+        return self._enabled
 
 # %% ../../nbs/16k_grad_scaler.ipynb #1665d14a
 def _lazy_init(self):

@@ -13,11 +13,20 @@ class Stream:
     "A CUDA stream (CuPy's), with PyTorch's methods."
     def __init__(self, device=None, priority=0, **kwargs):
         with _device_cls(device): self._stream = _cupy().cuda.Stream(non_blocking=False)
-    def synchronize(self): self._stream.synchronize()
-    def query(self): return self._stream.done
-    def wait_event(self, event): self._stream.wait_event(event._event)
-    def wait_stream(self, stream): self._stream.wait_event(stream._stream.record())
+    def synchronize(self):
+        "Wait until every kernel queued on this stream has finished."
+        self._stream.synchronize()
+    def query(self):
+        "True when all the work queued on this stream has finished."
+        return self._stream.done
+    def wait_event(self, event):
+        "Make later work on this stream wait until `event` has happened, without blocking the host."
+        self._stream.wait_event(event._event)
+    def wait_stream(self, stream):
+        "Make later work on this stream wait for what `stream` has queued so far."
+        self._stream.wait_event(stream._stream.record())
     def record_event(self, event=None):
+        "Record an event (a new one unless `event` is given) on this stream and return it."
         event = event or Event()
         event.record(self)
         return event
@@ -31,8 +40,18 @@ class Event:
     "A CUDA event (CuPy's): `record`, `synchronize`, `query`, `elapsed_time` in milliseconds."
     def __init__(self, enable_timing=False, blocking=False, interprocess=False):
         self._event = _cupy().cuda.Event(block=blocking, disable_timing=not enable_timing, interprocess=interprocess)
-    def record(self, stream=None): self._event.record(None if stream is None else stream._stream)
-    def synchronize(self): self._event.synchronize()
-    def query(self): return self._event.done
-    def wait(self, stream=None): (stream._stream if stream else _cupy().cuda.get_current_stream()).wait_event(self._event)
-    def elapsed_time(self, end_event): return _cupy().cuda.get_elapsed_time(self._event, end_event._event)
+    def record(self, stream=None):
+        "Record this event on `stream` (the current stream by default)."
+        self._event.record(None if stream is None else stream._stream)
+    def synchronize(self):
+        "Block the host until the work recorded before this event has finished."
+        self._event.synchronize()
+    def query(self):
+        "True when the work recorded before this event has finished."
+        return self._event.done
+    def wait(self, stream=None):
+        "Make later work on `stream` (the current stream by default) wait for this event."
+        (stream._stream if stream else _cupy().cuda.get_current_stream()).wait_event(self._event)
+    def elapsed_time(self, end_event):
+        "Milliseconds between this event and `end_event`, both recorded and finished."
+        return _cupy().cuda.get_elapsed_time(self._event, end_event._event)

@@ -98,7 +98,9 @@ class Work:
         "True once the collective has finished (and its outputs were written back)."
         if not self._done and all(r.Test() for r in self._requests): self._complete()
         return self._done
-    def is_success(self): return self.is_completed()
+    def is_success(self):
+        "True once the collective has finished without error."
+        return self.is_completed()
     def result(self):
         "The output tensors of the collective, after waiting for it."
         self.wait()
@@ -116,9 +118,15 @@ class ProcessGroup:
     "Processes that run collectives together: `rank()`, `size()`, and the global ranks it holds."
     def __init__(self, rank, size, ranks, backend):
         self._rank, self._size, self._ranks, self._backend = rank, size, list(ranks), backend
-    def rank(self): return self._rank
-    def size(self): return self._size
-    def name(self): return self._backend
+    def rank(self):
+        "This process's rank in the group."
+        return self._rank
+    def size(self):
+        "How many processes the group has."
+        return self._size
+    def name(self):
+        "The group's backend name, such as 'gloo'."
+        return self._backend
     def _group_rank(self, global_rank):
         "The rank in this group of process `global_rank`."
         try: return self._ranks.index(global_rank)

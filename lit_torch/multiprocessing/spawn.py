@@ -51,7 +51,9 @@ class ProcessContext:
         self.processes, self.error_files = processes, error_files
         self.sentinels = {p.sentinel: i for i, p in enumerate(processes)}
 
-    def pids(self): return [int(p.pid) for p in self.processes]
+    def pids(self):
+        "The process ids of the spawned processes, in rank order."
+        return [int(p.pid) for p in self.processes]
 
     def _join_all(self, timeout):
         end = time.monotonic() + timeout

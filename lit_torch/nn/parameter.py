@@ -41,10 +41,12 @@ class UninitializedTensorMixin:
         self.__class__ = self.cls_to_become
     @property
     def shape(self):
+        "Refused: an uninitialized parameter has no shape until its lazy module sees an input."
         raise RuntimeError("Can't access the shape of an uninitialized parameter or buffer. This error usually happens in `load_state_dict` "
                            "when trying to load an uninitialized parameter into an initialized one. Call `forward` to initialize the "
                            "parameters before accessing their attributes.")
     def share_memory_(self):
+        "Refused: an uninitialized parameter has no storage to share yet."
         raise RuntimeError("Can't share memory on an uninitialized parameter or buffer. Call `forward` to initialize the parameters "
                            "before calling `module.share_memory()`.")
     def __repr__(self): return f'<{self.__class__.__name__}>'
@@ -53,10 +55,18 @@ class UninitializedTensorMixin:
         "A placeholder of the same kind on the new device and dtype."
         t = empty(0, device=self._device, dtype=self.dtype).to(*args, **kwargs)
         return type(self)(self.requires_grad, t._device, t.dtype)
-    def float(self): return self.to(float32)
-    def double(self): return self.to(float64)
-    def half(self): return self.to(float16)
-    def cpu(self): return self.to('cpu')
+    def float(self):
+        "The same uninitialized parameter, to become float32."
+        return self.to(float32)
+    def double(self):
+        "The same uninitialized parameter, to become float64."
+        return self.to(float64)
+    def half(self):
+        "The same uninitialized parameter, to become float16."
+        return self.to(float16)
+    def cpu(self):
+        "The same uninitialized parameter, to live on the CPU."
+        return self.to('cpu')
 
 def is_lazy(param):
     "Whether `param` is an uninitialized placeholder."

@@ -424,7 +424,9 @@ class ReduceLROnPlateau(LRScheduler):
     def _reset(self): self.best, self.cooldown_counter, self.num_bad_epochs = self.mode_worse, 0, 0
 
     @property
-    def in_cooldown(self): return self.cooldown_counter > 0
+    def in_cooldown(self):
+        "True while the scheduler waits, after a reduction, before it counts bad epochs again."
+        return self.cooldown_counter > 0
 
     def _is_better(self, a, best):
         if self.threshold_mode == 'rel':

@@ -19,23 +19,35 @@ class Threshold(Module):
     __constants__ = ['threshold', 'value', 'inplace']
     def __init__(self, threshold, value, inplace=False):
         super().__init__(); self.threshold, self.value, self.inplace = threshold, value, inplace
-    def forward(self, input): return F.threshold(input, self.threshold, self.value, self.inplace)
-    def extra_repr(self): return f"threshold={self.threshold}, value={self.value}" + (", inplace=True" if self.inplace else "")
+    def forward(self, input):
+        "Threshold of the input: F.threshold with the settings given at construction."
+        return F.threshold(input, self.threshold, self.value, self.inplace)
+    def extra_repr(self):
+        "The settings shown between the parentheses of this Threshold's repr."
+        return f"threshold={self.threshold}, value={self.value}" + (", inplace=True" if self.inplace else "")
 
 class ReLU(Module):
     "max(x, 0)."
     __constants__ = ['inplace']
     def __init__(self, inplace=False): super().__init__(); self.inplace = inplace
-    def forward(self, input): return F.relu(input, inplace=self.inplace)
-    def extra_repr(self): return 'inplace=True' if self.inplace else ''
+    def forward(self, input):
+        "ReLU of the input: F.relu with the settings given at construction."
+        return F.relu(input, inplace=self.inplace)
+    def extra_repr(self):
+        "The settings shown between the parentheses of this ReLU's repr."
+        return 'inplace=True' if self.inplace else ''
 
 class RReLU(Module):
     "Leaky ReLU with a random slope in [lower, upper) per element in training, the mean slope in eval."
     __constants__ = ['lower', 'upper', 'inplace']
     def __init__(self, lower=1. / 8, upper=1. / 3, inplace=False):
         super().__init__(); self.lower, self.upper, self.inplace = lower, upper, inplace
-    def forward(self, input): return F.rrelu(input, self.lower, self.upper, self.training, self.inplace)
-    def extra_repr(self): return f"lower={self.lower}, upper={self.upper}" + (", inplace=True" if self.inplace else "")
+    def forward(self, input):
+        "RReLU of the input: F.rrelu with the settings given at construction."
+        return F.rrelu(input, self.lower, self.upper, self.training, self.inplace)
+    def extra_repr(self):
+        "The settings shown between the parentheses of this RReLU's repr."
+        return f"lower={self.lower}, upper={self.upper}" + (", inplace=True" if self.inplace else "")
 
 # %% ../../../nbs/07g_activation.ipynb #a7c1e236
 class Hardtanh(Module):
@@ -51,27 +63,39 @@ class Hardtanh(Module):
             max_val = max_value
         self.min_val, self.max_val, self.inplace = min_val, max_val, inplace
         if self.max_val <= self.min_val: raise AssertionError(f"max_val ({self.max_val}) must be greater than min_val ({self.min_val})")
-    def forward(self, input): return F.hardtanh(input, self.min_val, self.max_val, self.inplace)
-    def extra_repr(self): return f"min_val={self.min_val}, max_val={self.max_val}" + (", inplace=True" if self.inplace else "")
+    def forward(self, input):
+        "Hardtanh of the input: F.hardtanh with the settings given at construction."
+        return F.hardtanh(input, self.min_val, self.max_val, self.inplace)
+    def extra_repr(self):
+        "The settings shown between the parentheses of this Hardtanh's repr."
+        return f"min_val={self.min_val}, max_val={self.max_val}" + (", inplace=True" if self.inplace else "")
 
 class ReLU6(Hardtanh):
     "min(max(x, 0), 6)."
     def __init__(self, inplace=False): super().__init__(0., 6., inplace)
-    def extra_repr(self): return 'inplace=True' if self.inplace else ''
+    def extra_repr(self):
+        "The settings shown between the parentheses of this ReLU6's repr."
+        return 'inplace=True' if self.inplace else ''
 
 class Sigmoid(Module):
     "1 / (1 + exp(-x))."
-    def forward(self, input): return input.sigmoid()
+    def forward(self, input):
+        "Apply this Sigmoid to its inputs, as the class describes."
+        return input.sigmoid()
 
 class Hardsigmoid(Module):
     "relu6(x + 3) / 6."
     __constants__ = ['inplace']
     def __init__(self, inplace=False): super().__init__(); self.inplace = inplace
-    def forward(self, input): return F.hardsigmoid(input, self.inplace)
+    def forward(self, input):
+        "Hardsigmoid of the input: F.hardsigmoid with the settings given at construction."
+        return F.hardsigmoid(input, self.inplace)
 
 class Tanh(Module):
     "tanh(x)."
-    def forward(self, input): return input.tanh()
+    def forward(self, input):
+        "Apply this Tanh to its inputs, as the class describes."
+        return input.tanh()
 
 # %% ../../../nbs/07g_activation.ipynb #a7c1e237
 class _Inplace(Module):
@@ -94,18 +118,26 @@ class Hardswish(Module):
     "x·relu6(x + 3) / 6."
     __constants__ = ['inplace']
     def __init__(self, inplace=False): super().__init__(); self.inplace = inplace
-    def forward(self, input): return F.hardswish(input, self.inplace)
+    def forward(self, input):
+        "Hardswish of the input: F.hardswish with the settings given at construction."
+        return F.hardswish(input, self.inplace)
 
 class ELU(Module):
     "x above zero, α(eˣ - 1) below."
     __constants__ = ['alpha', 'inplace']
     def __init__(self, alpha=1., inplace=False): super().__init__(); self.alpha, self.inplace = alpha, inplace
-    def forward(self, input): return F.elu(input, self.alpha, self.inplace)
-    def extra_repr(self): return f"alpha={self.alpha}" + (", inplace=True" if self.inplace else "")
+    def forward(self, input):
+        "ELU of the input: F.elu with the settings given at construction."
+        return F.elu(input, self.alpha, self.inplace)
+    def extra_repr(self):
+        "The settings shown between the parentheses of this ELU's repr."
+        return f"alpha={self.alpha}" + (", inplace=True" if self.inplace else "")
 
 class CELU(ELU):
     "max(0, x) + min(0, α(e^{x/α} - 1))."
-    def forward(self, input): return F.celu(input, self.alpha, self.inplace)
+    def forward(self, input):
+        "CELU of the input: F.celu with the settings given at construction."
+        return F.celu(input, self.alpha, self.inplace)
 
 class SELU(_Inplace):
     "Scaled ELU with the self-normalizing constants."
@@ -115,46 +147,72 @@ class GLU(Module):
     "a·σ(b) with a, b the halves of the input along `dim`."
     __constants__ = ['dim']
     def __init__(self, dim=-1): super().__init__(); self.dim = dim
-    def forward(self, input): return F.glu(input, self.dim)
-    def extra_repr(self): return f'dim={self.dim}'
+    def forward(self, input):
+        "GLU of the input: F.glu with the settings given at construction."
+        return F.glu(input, self.dim)
+    def extra_repr(self):
+        "The settings shown between the parentheses of this GLU's repr."
+        return f'dim={self.dim}'
 
 # %% ../../../nbs/07g_activation.ipynb #a7c1e238
 class GELU(Module):
     "x·Φ(x), exactly or with the tanh approximation."
     __constants__ = ['approximate']
     def __init__(self, approximate='none'): super().__init__(); self.approximate = approximate
-    def forward(self, input): return F.gelu(input, approximate=self.approximate)
-    def extra_repr(self): return f"approximate={self.approximate!r}"
+    def forward(self, input):
+        "GELU of the input: F.gelu with the settings given at construction."
+        return F.gelu(input, approximate=self.approximate)
+    def extra_repr(self):
+        "The settings shown between the parentheses of this GELU's repr."
+        return f"approximate={self.approximate!r}"
 
 class Hardshrink(Module):
     "0 where |x| ≤ λ, x elsewhere."
     __constants__ = ['lambd']
     def __init__(self, lambd=0.5): super().__init__(); self.lambd = lambd
-    def forward(self, input): return F.hardshrink(input, self.lambd)
-    def extra_repr(self): return f'{self.lambd}'
+    def forward(self, input):
+        "Hardshrink of the input: F.hardshrink with the settings given at construction."
+        return F.hardshrink(input, self.lambd)
+    def extra_repr(self):
+        "The settings shown between the parentheses of this Hardshrink's repr."
+        return f'{self.lambd}'
 
 class LeakyReLU(Module):
     "x where positive, negative_slope·x elsewhere."
     __constants__ = ['inplace', 'negative_slope']
     def __init__(self, negative_slope=1e-2, inplace=False): super().__init__(); self.negative_slope, self.inplace = negative_slope, inplace
-    def forward(self, input): return F.leaky_relu(input, self.negative_slope, self.inplace)
-    def extra_repr(self): return f"negative_slope={self.negative_slope}" + (", inplace=True" if self.inplace else "")
+    def forward(self, input):
+        "LeakyReLU of the input: F.leaky_relu with the settings given at construction."
+        return F.leaky_relu(input, self.negative_slope, self.inplace)
+    def extra_repr(self):
+        "The settings shown between the parentheses of this LeakyReLU's repr."
+        return f"negative_slope={self.negative_slope}" + (", inplace=True" if self.inplace else "")
 
 class LogSigmoid(Module):
     "log σ(x)."
-    def forward(self, input): return F.logsigmoid(input)
+    def forward(self, input):
+        "LogSigmoid of the input: F.logsigmoid with the settings given at construction."
+        return F.logsigmoid(input)
 
 class Softplus(Module):
     "log(1 + e^{βx}) / β, linear above the threshold."
     __constants__ = ['beta', 'threshold']
     def __init__(self, beta=1., threshold=20.): super().__init__(); self.beta, self.threshold = beta, threshold
-    def forward(self, input): return F.softplus(input, self.beta, self.threshold)
-    def extra_repr(self): return f'beta={self.beta}, threshold={self.threshold}'
+    def forward(self, input):
+        "Softplus of the input: F.softplus with the settings given at construction."
+        return F.softplus(input, self.beta, self.threshold)
+    def extra_repr(self):
+        "The settings shown between the parentheses of this Softplus's repr."
+        return f'beta={self.beta}, threshold={self.threshold}'
 
 class Softshrink(Hardshrink):
     "x - λ above λ, x + λ below -λ, 0 between."
-    def forward(self, input): return F.softshrink(input, self.lambd)
-    def extra_repr(self): return str(self.lambd)
+    def forward(self, input):
+        "Softshrink of the input: F.softshrink with the settings given at construction."
+        return F.softshrink(input, self.lambd)
+    def extra_repr(self):
+        "The settings shown between the parentheses of this Softshrink's repr."
+        return str(self.lambd)
 
 # %% ../../../nbs/07g_activation.ipynb #a7c1e239
 class PReLU(Module):
@@ -166,17 +224,27 @@ class PReLU(Module):
         self.init = init
         self.weight = Parameter(empty(num_parameters, device=device, dtype=dtype))
         self.reset_parameters()
-    def reset_parameters(self): init.constant_(self.weight, self.init)
-    def forward(self, input): return F.prelu(input, self.weight)
-    def extra_repr(self): return f'num_parameters={self.num_parameters}'
+    def reset_parameters(self):
+        "Fill `weight` with `init`, the slope for negative inputs."
+        init.constant_(self.weight, self.init)
+    def forward(self, input):
+        "PReLU of the input: F.prelu with the settings given at construction."
+        return F.prelu(input, self.weight)
+    def extra_repr(self):
+        "The settings shown between the parentheses of this PReLU's repr."
+        return f'num_parameters={self.num_parameters}'
 
 class Softsign(Module):
     "x / (1 + |x|)."
-    def forward(self, input): return F.softsign(input)
+    def forward(self, input):
+        "Softsign of the input: F.softsign with the settings given at construction."
+        return F.softsign(input)
 
 class Tanhshrink(Module):
     "x - tanh(x)."
-    def forward(self, input): return F.tanhshrink(input)
+    def forward(self, input):
+        "Tanhshrink of the input: F.tanhshrink with the settings given at construction."
+        return F.tanhshrink(input)
 
 class _WithDim(Module):
     __constants__ = ['dim']
@@ -188,21 +256,28 @@ class _WithDim(Module):
 
 class Softmin(_WithDim):
     "softmax(-x) along `dim`."
-    def forward(self, input): return F.softmin(input, self.dim, _stacklevel=5)
+    def forward(self, input):
+        "Softmin of the input: F.softmin with the settings given at construction."
+        return F.softmin(input, self.dim, _stacklevel=5)
 
 class Softmax(_WithDim):
     "softmax along `dim`."
-    def forward(self, input): return F.softmax(input, self.dim, _stacklevel=5)
+    def forward(self, input):
+        "Softmax of the input: F.softmax with the settings given at construction."
+        return F.softmax(input, self.dim, _stacklevel=5)
 
 class Softmax2d(Module):
     "softmax over the channels at every location of a (C, H, W) or (N, C, H, W) input."
     def forward(self, input):
+        "Softmax2d of the input: F.softmax with the settings given at construction."
         if input.dim() not in (3, 4): raise ValueError(f"Softmax2d: expected input to be 3D or 4D, got {input.dim()}D instead")
         return F.softmax(input, -3, _stacklevel=5)
 
 class LogSoftmax(_WithDim):
     "log-softmax along `dim`."
-    def forward(self, input): return F.log_softmax(input, self.dim, _stacklevel=5)
+    def forward(self, input):
+        "LogSoftmax of the input: F.log_softmax with the settings given at construction."
+        return F.log_softmax(input, self.dim, _stacklevel=5)
 
 # %% ../../../nbs/10_attention.ipynb #188b2694
 from ..._tensor import empty

@@ -13,5 +13,9 @@ from .module import Module
 class ChannelShuffle(Module):
     "Interleaves the channels of `groups` groups: (N, g·c, *) viewed as (N, g, c, *), transposed."
     def __init__(self, groups): super().__init__(); self.groups = groups
-    def forward(self, input): return F.channel_shuffle(input, self.groups)
-    def extra_repr(self): return f'groups={self.groups}'
+    def forward(self, input):
+        "ChannelShuffle of the input: F.channel_shuffle with the settings given at construction."
+        return F.channel_shuffle(input, self.groups)
+    def extra_repr(self):
+        "The settings shown between the parentheses of this ChannelShuffle's repr."
+        return f'groups={self.groups}'

@@ -14,10 +14,14 @@ class PairwiseDistance(Module):
     "The `p`-norm distance between the rows of two inputs."
     __constants__ = ['norm', 'eps', 'keepdim']
     def __init__(self, p=2., eps=1e-6, keepdim=False): super().__init__(); self.norm, self.eps, self.keepdim = p, eps, keepdim
-    def forward(self, x1, x2): return F.pairwise_distance(x1, x2, self.norm, self.eps, self.keepdim)
+    def forward(self, x1, x2):
+        "PairwiseDistance of the input: F.pairwise_distance with the settings given at construction."
+        return F.pairwise_distance(x1, x2, self.norm, self.eps, self.keepdim)
 
 class CosineSimilarity(Module):
     "The cosine similarity of two inputs along `dim`."
     __constants__ = ['dim', 'eps']
     def __init__(self, dim=1, eps=1e-8): super().__init__(); self.dim, self.eps = dim, eps
-    def forward(self, x1, x2): return F.cosine_similarity(x1, x2, self.dim, self.eps)
+    def forward(self, x1, x2):
+        "CosineSimilarity of the input: F.cosine_similarity with the settings given at construction."
+        return F.cosine_similarity(x1, x2, self.dim, self.eps)

@@ -20,24 +20,36 @@ class _DropoutNd(Module):
 
 class Dropout(_DropoutNd):
     "Zero each element with probability `p` in training, scaling the rest by 1/(1-p)."
-    def forward(self, input): return F.dropout(input, self.p, self.training, self.inplace)
+    def forward(self, input):
+        "Dropout of the input: F.dropout with the settings given at construction."
+        return F.dropout(input, self.p, self.training, self.inplace)
 
 class Dropout1d(_DropoutNd):
     "Zero whole channels of (N, C, L) inputs."
-    def forward(self, input): return F.dropout1d(input, self.p, self.training, self.inplace)
+    def forward(self, input):
+        "Dropout1d of the input: F.dropout1d with the settings given at construction."
+        return F.dropout1d(input, self.p, self.training, self.inplace)
 
 class Dropout2d(_DropoutNd):
     "Zero whole channels of (N, C, H, W) inputs."
-    def forward(self, input): return F.dropout2d(input, self.p, self.training, self.inplace)
+    def forward(self, input):
+        "Dropout2d of the input: F.dropout2d with the settings given at construction."
+        return F.dropout2d(input, self.p, self.training, self.inplace)
 
 class Dropout3d(_DropoutNd):
     "Zero whole channels of (N, C, D, H, W) inputs."
-    def forward(self, input): return F.dropout3d(input, self.p, self.training, self.inplace)
+    def forward(self, input):
+        "Dropout3d of the input: F.dropout3d with the settings given at construction."
+        return F.dropout3d(input, self.p, self.training, self.inplace)
 
 class AlphaDropout(_DropoutNd):
     "Dropout for SELU networks: keeps mean 0 and variance 1."
-    def forward(self, input): return F.alpha_dropout(input, self.p, self.training)
+    def forward(self, input):
+        "AlphaDropout of the input: F.alpha_dropout with the settings given at construction."
+        return F.alpha_dropout(input, self.p, self.training)
 
 class FeatureAlphaDropout(_DropoutNd):
     "Alpha dropout of whole channels."
-    def forward(self, input): return F.feature_alpha_dropout(input, self.p, self.training)
+    def forward(self, input):
+        "FeatureAlphaDropout of the input: F.feature_alpha_dropout with the settings given at construction."
+        return F.feature_alpha_dropout(input, self.p, self.training)

@@ -12,11 +12,19 @@ from .module import Module
 class Flatten(Module):
     "Flatten dimensions `start_dim` to `end_dim`."
     def __init__(self, start_dim=1, end_dim=-1): super().__init__(); self.start_dim, self.end_dim = start_dim, end_dim
-    def forward(self, input): return input.flatten(self.start_dim, self.end_dim)
-    def extra_repr(self): return f'start_dim={self.start_dim}, end_dim={self.end_dim}'
+    def forward(self, input):
+        "Apply this Flatten to its inputs, as the class describes."
+        return input.flatten(self.start_dim, self.end_dim)
+    def extra_repr(self):
+        "The settings shown between the parentheses of this Flatten's repr."
+        return f'start_dim={self.start_dim}, end_dim={self.end_dim}'
 
 class Unflatten(Module):
     "Split dimension `dim` into `unflattened_size`."
     def __init__(self, dim, unflattened_size): super().__init__(); self.dim, self.unflattened_size = dim, unflattened_size
-    def forward(self, input): return input.unflatten(self.dim, self.unflattened_size)
-    def extra_repr(self): return f'dim={self.dim}, unflattened_size={self.unflattened_size}'
+    def forward(self, input):
+        "Apply this Unflatten to its inputs, as the class describes."
+        return input.unflatten(self.dim, self.unflattened_size)
+    def extra_repr(self):
+        "The settings shown between the parentheses of this Unflatten's repr."
+        return f'dim={self.dim}, unflattened_size={self.unflattened_size}'

@@ -15,8 +15,11 @@ class Fold(Module):
     def __init__(self, output_size, kernel_size, dilation=1, padding=0, stride=1):
         super().__init__()
         self.output_size, self.kernel_size, self.dilation, self.padding, self.stride = output_size, kernel_size, dilation, padding, stride
-    def forward(self, input): return F.fold(input, self.output_size, self.kernel_size, self.dilation, self.padding, self.stride)
+    def forward(self, input):
+        "Fold of the input: F.fold with the settings given at construction."
+        return F.fold(input, self.output_size, self.kernel_size, self.dilation, self.padding, self.stride)
     def extra_repr(self):
+        "The settings shown between the parentheses of this Fold's repr."
         return f'output_size={self.output_size}, kernel_size={self.kernel_size}, dilation={self.dilation}, padding={self.padding}, stride={self.stride}'
 
 class Unfold(Module):
@@ -24,5 +27,9 @@ class Unfold(Module):
     def __init__(self, kernel_size, dilation=1, padding=0, stride=1):
         super().__init__()
         self.kernel_size, self.dilation, self.padding, self.stride = kernel_size, dilation, padding, stride
-    def forward(self, input): return F.unfold(input, self.kernel_size, self.dilation, self.padding, self.stride)
-    def extra_repr(self): return f'kernel_size={self.kernel_size}, dilation={self.dilation}, padding={self.padding}, stride={self.stride}'
+    def forward(self, input):
+        "Unfold of the input: F.unfold with the settings given at construction."
+        return F.unfold(input, self.kernel_size, self.dilation, self.padding, self.stride)
+    def extra_repr(self):
+        "The settings shown between the parentheses of this Unfold's repr."
+        return f'kernel_size={self.kernel_size}, dilation={self.dilation}, padding={self.padding}, stride={self.stride}'

@@ -30,8 +30,10 @@ class LazyModuleMixin:
             if key in state_dict and param is not None and is_lazy(param) and not is_lazy(state_dict[key]):
                 with no_grad(): param.materialize(state_dict[key].shape)
     def initialize_parameters(self, *args, **kwargs):
+        "Give the uninitialized parameters their shapes from the first input; each lazy module overrides it."
         raise NotImplementedError(f"initialize_parameters is not implemented for {self.__class__.__name__}")
     def has_uninitialized_params(self):
+        "True while any parameter or buffer still waits for its shape."
         return any(is_lazy(t) for t in itertools.chain(self._parameters.values(), self._buffers.values()))
     def _infer_parameters(self, module, args, kwargs=None):
         module.initialize_parameters(*args, **(kwargs or {}))

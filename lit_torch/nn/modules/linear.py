@@ -21,7 +21,9 @@ def _param(*shape, device=None, dtype=None): return Parameter(empty(*shape, devi
 class Identity(Module):
     "Returns its input; accepts and ignores any arguments."
     def __init__(self, *args, **kwargs): super().__init__()
-    def forward(self, input): return input
+    def forward(self, input):
+        "Apply this Identity to its inputs, as the class describes."
+        return input
 
 class Linear(Module):
     "`y = x @ weight.T + bias`."
@@ -32,13 +34,18 @@ class Linear(Module):
         self.register_parameter('bias', _param(out_features, device=device, dtype=dtype) if bias else None)
         self.reset_parameters()
     def reset_parameters(self):
+        "Re-draw the parameters (and reset the buffers) as PyTorch initialises a fresh Linear."
         init.kaiming_uniform_(self.weight, a=math.sqrt(5))
         if self.bias is not None:
             fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
             bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
             init.uniform_(self.bias, -bound, bound)
-    def forward(self, input): return F.linear(input, self.weight, self.bias)
-    def extra_repr(self): return f'in_features={self.in_features}, out_features={self.out_features}, bias={self.bias is not None}'
+    def forward(self, input):
+        "Linear of the input: F.linear with the settings given at construction."
+        return F.linear(input, self.weight, self.bias)
+    def extra_repr(self):
+        "The settings shown between the parentheses of this Linear's repr."
+        return f'in_features={self.in_features}, out_features={self.out_features}, bias={self.bias is not None}'
 
 # %% ../../../nbs/07b_linear.ipynb #7b1a0007
 class Bilinear(Module):
@@ -51,12 +58,16 @@ class Bilinear(Module):
         self.register_parameter('bias', _param(out_features, device=device, dtype=dtype) if bias else None)
         self.reset_parameters()
     def reset_parameters(self):
+        "Re-draw the parameters (and reset the buffers) as PyTorch initialises a fresh Bilinear."
         if self.in1_features <= 0: raise ValueError(f"in1_features must be > 0, but got (in1_features={self.in1_features})")
         bound = 1 / math.sqrt(self.weight.size(1))
         init.uniform_(self.weight, -bound, bound)
         if self.bias is not None: init.uniform_(self.bias, -bound, bound)
-    def forward(self, input1, input2): return F.bilinear(input1, input2, self.weight, self.bias)
+    def forward(self, input1, input2):
+        "Bilinear of the input: F.bilinear with the settings given at construction."
+        return F.bilinear(input1, input2, self.weight, self.bias)
     def extra_repr(self):
+        "The settings shown between the parentheses of this Bilinear's repr."
         return f'in1_features={self.in1_features}, in2_features={self.in2_features}, out_features={self.out_features}, bias={self.bias is not None}'
 
 # %% ../../../nbs/07b_linear.ipynb #7b1a0010
@@ -69,8 +80,10 @@ class LazyLinear(LazyModuleMixin, Linear):
         self.out_features = out_features
         if bias: self.bias = UninitializedParameter(device=device, dtype=dtype)
     def reset_parameters(self):
+        "Re-draw the parameters (and reset the buffers) as PyTorch initialises a fresh LazyLinear."
         if not self.has_uninitialized_params() and self.in_features != 0: super().reset_parameters()
     def initialize_parameters(self, input):
+        "Make `weight` (and `bias`) once the first input shows `in_features`, then initialise them as `Linear` does."
         if self.has_uninitialized_params():
             with no_grad():
                 self.in_features = input.shape[-1]

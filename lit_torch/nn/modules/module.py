@@ -49,6 +49,7 @@ class Module:
         for name in _HOOK_DICTS: set_(name, OrderedDict())
 
     def forward(self, *input):
+        "The computation of one call: every subclass defines it, and calling the module runs it between the hooks."
         raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required "forward" function')
 
     def __setstate__(self, state):

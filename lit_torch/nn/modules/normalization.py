@@ -28,10 +28,15 @@ class LayerNorm(Module):
         else: self.register_parameter('weight', None); self.register_parameter('bias', None)
         self.reset_parameters()
     def reset_parameters(self):
+        "Re-draw the parameters (and reset the buffers) as PyTorch initialises a fresh LayerNorm."
         if self.weight is not None: init.ones_(self.weight)
         if self.bias is not None: init.zeros_(self.bias)
-    def forward(self, input): return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
-    def extra_repr(self): return f'{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}, bias={self.bias is not None}'
+    def forward(self, input):
+        "LayerNorm of the input: F.layer_norm with the settings given at construction."
+        return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
+    def extra_repr(self):
+        "The settings shown between the parentheses of this LayerNorm's repr."
+        return f'{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}, bias={self.bias is not None}'
 
 # %% ../../../nbs/07e_normalization.ipynb #e0a1e013
 def _lrn_scale(sq, size, alpha, k):
@@ -72,15 +77,23 @@ class LocalResponseNorm(Module):
     __constants__ = ['size', 'alpha', 'beta', 'k']
     def __init__(self, size, alpha=1e-4, beta=0.75, k=1.):
         super().__init__(); self.size, self.alpha, self.beta, self.k = size, alpha, beta, k
-    def forward(self, input): return F.local_response_norm(input, self.size, self.alpha, self.beta, self.k)
-    def extra_repr(self): return '{size}, alpha={alpha}, beta={beta}, k={k}'.format(**self.__dict__)
+    def forward(self, input):
+        "LocalResponseNorm of the input: F.local_response_norm with the settings given at construction."
+        return F.local_response_norm(input, self.size, self.alpha, self.beta, self.k)
+    def extra_repr(self):
+        "The settings shown between the parentheses of this LocalResponseNorm's repr."
+        return '{size}, alpha={alpha}, beta={beta}, k={k}'.format(**self.__dict__)
 
 class CrossMapLRN2d(Module):
     "Lua Torch's cross-channel LRN of 4-D inputs."
     def __init__(self, size, alpha=1e-4, beta=0.75, k=1):
         super().__init__(); self.size, self.alpha, self.beta, self.k = size, alpha, beta, k
-    def forward(self, input): return _CrossMapLRN2dFunction.apply(input, self.size, self.alpha, self.beta, self.k)
-    def extra_repr(self): return '{size}, alpha={alpha}, beta={beta}, k={k}'.format(**self.__dict__)
+    def forward(self, input):
+        "Apply this CrossMapLRN2d to its inputs, as the class describes."
+        return _CrossMapLRN2dFunction.apply(input, self.size, self.alpha, self.beta, self.k)
+    def extra_repr(self):
+        "The settings shown between the parentheses of this CrossMapLRN2d's repr."
+        return '{size}, alpha={alpha}, beta={beta}, k={k}'.format(**self.__dict__)
 
 # %% ../../../nbs/07e_normalization.ipynb #e0a1e016
 class GroupNorm(Module):
@@ -96,11 +109,15 @@ class GroupNorm(Module):
         else: self.register_parameter('weight', None); self.register_parameter('bias', None)
         self.reset_parameters()
     def reset_parameters(self):
+        "Re-draw the parameters (and reset the buffers) as PyTorch initialises a fresh GroupNorm."
         if self.affine:
             init.ones_(self.weight)
             if self.bias is not None: init.zeros_(self.bias)
-    def forward(self, input): return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
+    def forward(self, input):
+        "GroupNorm of the input: F.group_norm with the settings given at construction."
+        return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
     def extra_repr(self):
+        "The settings shown between the parentheses of this GroupNorm's repr."
         return '{num_groups}, {num_channels}, eps={eps}, affine={affine}, bias={use_bias}'.format(**self.__dict__, use_bias=self.bias is not None)
 
 class RMSNorm(Module):
@@ -114,6 +131,11 @@ class RMSNorm(Module):
         else: self.register_parameter('weight', None)
         self.reset_parameters()
     def reset_parameters(self):
+        "Re-draw the parameters (and reset the buffers) as PyTorch initialises a fresh RMSNorm."
         if self.elementwise_affine: init.ones_(self.weight)
-    def forward(self, x): return F.rms_norm(x, self.normalized_shape, self.weight, self.eps)
-    def extra_repr(self): return '{normalized_shape}, eps={eps}, elementwise_affine={elementwise_affine}'.format(**self.__dict__)
+    def forward(self, x):
+        "RMSNorm of the input: F.rms_norm with the settings given at construction."
+        return F.rms_norm(x, self.normalized_shape, self.weight, self.eps)
+    def extra_repr(self):
+        "The settings shown between the parentheses of this RMSNorm's repr."
+        return '{normalized_shape}, eps={eps}, elementwise_affine={elementwise_affine}'.format(**self.__dict__)

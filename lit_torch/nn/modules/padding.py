@@ -92,12 +92,18 @@ class ReplicationPad3d(_ReplicationPadNd):
 class ZeroPad1d(ConstantPad1d):
     "Pads the last dimension with zeros."
     def __init__(self, padding): super().__init__(padding, 0.0)
-    def extra_repr(self): return f'{self.padding}'
+    def extra_repr(self):
+        "The settings shown between the parentheses of this ZeroPad1d's repr."
+        return f'{self.padding}'
 class ZeroPad2d(ConstantPad2d):
     "Pads the last two dimensions with zeros."
     def __init__(self, padding): super().__init__(padding, 0.0)
-    def extra_repr(self): return f'{self.padding}'
+    def extra_repr(self):
+        "The settings shown between the parentheses of this ZeroPad2d's repr."
+        return f'{self.padding}'
 class ZeroPad3d(ConstantPad3d):
     "Pads the last three dimensions with zeros."
     def __init__(self, padding): super().__init__(padding, 0.0)
-    def extra_repr(self): return f'{self.padding}'
+    def extra_repr(self):
+        "The settings shown between the parentheses of this ZeroPad3d's repr."
+        return f'{self.padding}'

@@ -13,11 +13,19 @@ from .module import Module
 class PixelShuffle(Module):
     "Rearranges (*, C·r², H, W) into (*, C, H·r, W·r)."
     def __init__(self, upscale_factor): super().__init__(); self.upscale_factor = upscale_factor
-    def forward(self, input): return F.pixel_shuffle(input, self.upscale_factor)
-    def extra_repr(self): return f'upscale_factor={self.upscale_factor}'
+    def forward(self, input):
+        "PixelShuffle of the input: F.pixel_shuffle with the settings given at construction."
+        return F.pixel_shuffle(input, self.upscale_factor)
+    def extra_repr(self):
+        "The settings shown between the parentheses of this PixelShuffle's repr."
+        return f'upscale_factor={self.upscale_factor}'
 
 class PixelUnshuffle(Module):
     "Rearranges (*, C, H·r, W·r) into (*, C·r², H, W)."
     def __init__(self, downscale_factor): super().__init__(); self.downscale_factor = downscale_factor
-    def forward(self, input): return F.pixel_unshuffle(input, self.downscale_factor)
-    def extra_repr(self): return f'downscale_factor={self.downscale_factor}'
+    def forward(self, input):
+        "PixelUnshuffle of the input: F.pixel_unshuffle with the settings given at construction."
+        return F.pixel_unshuffle(input, self.downscale_factor)
+    def extra_repr(self):
+        "The settings shown between the parentheses of this PixelUnshuffle's repr."
+        return f'downscale_factor={self.downscale_factor}'

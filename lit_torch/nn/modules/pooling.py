@@ -44,7 +44,9 @@ class AvgPool1d(_AvgPoolNd):
         super().__init__()
         self.kernel_size, self.stride = _single(kernel_size), _single(stride if stride is not None else kernel_size)
         self.padding, self.ceil_mode, self.count_include_pad = _single(padding), ceil_mode, count_include_pad
-    def forward(self, input): return F.avg_pool1d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode, self.count_include_pad)
+    def forward(self, input):
+        "AvgPool1d of the input: F.avg_pool1d with the settings given at construction."
+        return F.avg_pool1d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode, self.count_include_pad)
 
 class _AvgPoolOverride(_AvgPoolNd):
     "AvgPool2d/3d: the arguments kept as given, `divisor_override` among them."

@@ -547,15 +547,18 @@ class LSTM(RNNBase):
     def __init__(self, *args, **kwargs): super().__init__("LSTM", *args, **kwargs)
 
     def get_expected_cell_size(self, input, batch_sizes):
+        "The shape the cell state must have: (layers x directions, batch, hidden_size)."
         mini_batch = int(batch_sizes[0]) if batch_sizes is not None else input.size(0) if self.batch_first else input.size(1)
         return (self.num_layers * (2 if self.bidirectional else 1), mini_batch, self.hidden_size)
 
     def check_forward_args(self, input, hidden, batch_sizes):
+        "Check the input, and both the hidden and the cell state, before the forward runs."
         self.check_input(input, batch_sizes)
         self.check_hidden_size(hidden[0], self.get_expected_hidden_size(input, batch_sizes), "Expected hidden[0] size {}, got {}")
         self.check_hidden_size(hidden[1], self.get_expected_cell_size(input, batch_sizes), "Expected hidden[1] size {}, got {}")
 
     def permute_hidden(self, hx, permutation):
+        "Reorder the batch of both (h, c) by `permutation`, as packing sorted it."
         if permutation is None: return hx
         return _apply_permutation(hx[0], permutation), _apply_permutation(hx[1], permutation)
 
@@ -601,6 +604,7 @@ class RNNCellBase(Module):
         self.reset_parameters()
 
     def extra_repr(self):
+        "The settings shown between the parentheses of this RNNCellBase's repr."
         s = "{input_size}, {hidden_size}"
         if "bias" in self.__dict__ and self.bias is not True: s += ", bias={bias}"
         if "nonlinearity" in self.__dict__ and self.nonlinearity != "tanh": s += ", nonlinearity={nonlinearity}"
@@ -631,6 +635,7 @@ class RNNCell(RNNCellBase):
         self.nonlinearity = nonlinearity
 
     def forward(self, input, hx=None):
+        "Apply this RNNCell to its inputs, as the class describes."
         if input.dim() not in (1, 2): raise ValueError(f"RNNCell: Expected input to be 1D or 2D, got {input.dim()}D instead")
         if hx is not None and hx.dim() not in (1, 2): raise ValueError(f"RNNCell: Expected hidden to be 1D or 2D, got {hx.dim()}D instead")
         if self.nonlinearity not in ("tanh", "relu"): raise RuntimeError(f"Unknown nonlinearity: {self.nonlinearity}")
@@ -642,6 +647,7 @@ class LSTMCell(RNNCellBase):
         super().__init__(input_size, hidden_size, bias, num_chunks=4, device=device, dtype=dtype)
 
     def forward(self, input, hx=None):
+        "Apply this LSTMCell to its inputs, as the class describes."
         if input.dim() not in (1, 2): raise ValueError(f"LSTMCell: Expected input to be 1D or 2D, got {input.dim()}D instead")
         for idx, value in enumerate(hx or ()):
             if value.dim() not in (1, 2): raise ValueError(f"LSTMCell: Expected hx[{idx}] to be 1D or 2D, got {value.dim()}D instead")
@@ -653,6 +659,7 @@ class GRUCell(RNNCellBase):
         super().__init__(input_size, hidden_size, bias, num_chunks=3, device=device, dtype=dtype)
 
     def forward(self, input, hx=None):
+        "Apply this GRUCell to its inputs, as the class describes."
         if input.dim() not in (1, 2): raise ValueError(f"GRUCell: Expected input to be 1D or 2D, got {input.dim()}D instead")
         if hx is not None and hx.dim() not in (1, 2): raise ValueError(f"GRUCell: Expected hidden to be 1D or 2D, got {hx.dim()}D instead")
         return self._step("GRU", input, None if hx is None else (hx,), "GRUCell", 1)

@@ -26,11 +26,14 @@ class Embedding(Module):
         self.weight = Parameter(_weight, requires_grad=not _freeze) if _weight is not None else _param(num_embeddings, embedding_dim, device=device, dtype=dtype)
         if _weight is None: self.reset_parameters()
     def reset_parameters(self):
+        "Re-draw the parameters (and reset the buffers) as PyTorch initialises a fresh Embedding."
         init.normal_(self.weight)
         if self.padding_idx is not None: self.weight._data[self.padding_idx] = 0
     def forward(self, input):
+        "Embedding of the input: F.embedding with the settings given at construction."
         return F.embedding(input, self.weight, self.padding_idx, self.max_norm, self.norm_type, self.scale_grad_by_freq, self.sparse)
     def extra_repr(self):
+        "The settings shown between the parentheses of this Embedding's repr."
         s = '{num_embeddings}, {embedding_dim}'
         if self.padding_idx is not None: s += ', padding_idx={padding_idx}'
         if self.max_norm is not None: s += ', max_norm={max_norm}'
@@ -69,12 +72,15 @@ class EmbeddingBag(Module):
             self.weight = Parameter(_weight)
         self.mode, self.sparse, self.include_last_offset = mode, sparse, include_last_offset
     def reset_parameters(self):
+        "Re-draw the parameters (and reset the buffers) as PyTorch initialises a fresh EmbeddingBag."
         init.normal_(self.weight)
         if self.padding_idx is not None: self.weight._data[self.padding_idx] = 0
     def forward(self, input, offsets=None, per_sample_weights=None):
+        "EmbeddingBag of the input: F.embedding_bag with the settings given at construction."
         return F.embedding_bag(input, self.weight, offsets, self.max_norm, self.norm_type, self.scale_grad_by_freq, self.mode, self.sparse,
                                per_sample_weights, self.include_last_offset, self.padding_idx)
     def extra_repr(self):
+        "The settings shown between the parentheses of this EmbeddingBag's repr."
         s = '{num_embeddings}, {embedding_dim}'
         if self.max_norm is not None: s += ', max_norm={max_norm}'
         if self.norm_type != 2: s += ', norm_type={norm_type}'

@@ -19,8 +19,10 @@ class Upsample(Module):
         else: self.scale_factor = float(scale_factor) if scale_factor else None
         self.mode, self.align_corners, self.recompute_scale_factor = mode, align_corners, recompute_scale_factor
     def forward(self, input):
+        "Upsample of the input: F.interpolate with the settings given at construction."
         return F.interpolate(input, self.size, self.scale_factor, self.mode, self.align_corners, recompute_scale_factor=self.recompute_scale_factor)
     def extra_repr(self):
+        "The settings shown between the parentheses of this Upsample's repr."
         info = f'scale_factor={self.scale_factor!r}' if self.scale_factor is not None else f'size={self.size!r}'
         return info + f', mode={self.mode!r}'
 

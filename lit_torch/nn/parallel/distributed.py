@@ -118,6 +118,7 @@ class DistributedDataParallel(Module):
                     t._version[0] += 1
 
     def forward(self, *inputs, **kwargs):
+        "Apply this DistributedDataParallel to its inputs, as the class describes."
         if self._expect_hooks and self._n_ready > 0:
             raise RuntimeError(
                 "Expected to have finished reduction in the prior iteration before starting a new one. This error indicates "

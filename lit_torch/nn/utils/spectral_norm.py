@@ -26,6 +26,7 @@ class SpectralNorm:
         self.name, self.dim, self.n_power_iterations, self.eps = name, dim, n_power_iterations, eps
 
     def reshape_weight_to_matrix(self, weight):
+        "The weight as a matrix whose rows run along `dim`: the one power iteration estimates."
         if self.dim != 0: weight = weight.permute(self.dim, *[d for d in range(weight.dim()) if d != self.dim])
         return weight.reshape(weight.size(0), -1)
 

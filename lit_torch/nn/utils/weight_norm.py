@@ -29,6 +29,7 @@ class WeightNorm:
         self.name, self.dim = name, -1 if dim is None else dim
 
     def compute_weight(self, module):
+        "The weight rebuilt from its magnitude `g` and direction `v`: g * v / ||v||."
         return _weight_norm(getattr(module, self.name + '_v'), getattr(module, self.name + '_g'), self.dim)
 
     def __call__(self, module, inputs):

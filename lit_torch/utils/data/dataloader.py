@@ -63,7 +63,9 @@ class DataLoader:
         self.__initialized = True
 
     @property
-    def multiprocessing_context(self): return self.__multiprocessing_context
+    def multiprocessing_context(self):
+        "The multiprocessing context the workers start from (None: the platform's default)."
+        return self.__multiprocessing_context
     @multiprocessing_context.setter
     def multiprocessing_context(self, ctx):
         if ctx is not None:
