@@ -44,14 +44,15 @@ def _get_allowed_globals():
     "Full name → object for every global a weights-only load may use by default (PyTorch's allowlist)."
     global _allowed
     if _allowed is not None: return _allowed
+    import lit_torch as top
     from lit_torch import _utils, _tensor, storage, serialization
     rc = {'collections.OrderedDict': OrderedDict, 'collections.Counter': Counter, 'torch.nn.parameter.Parameter': Parameter,
           'torch.serialization._get_layout': _Missing('torch.serialization._get_layout (sparse layouts)'),
           'torch.Size': Size, 'torch.Tensor': Tensor, 'torch.device': _C.device,
           '_codecs.encode': encode, 'builtins.bytearray': bytearray, 'builtins.set': set, 'builtins.complex': complex}
-    for n in _DTYPE_NAMES: rc[f'torch.{n}'] = _C._bool if n == 'bool' else getattr(_C, n, None) or _Missing(f'torch.{n}')
+    for n in _DTYPE_NAMES: rc[f'torch.{n}'] = _C._bool if n == 'bool' else getattr(_C, n, None) or getattr(top, n, None) or _Missing(f'torch.{n}')
     for prefix in ('torch.', 'torch.cuda.', 'torch.sparse.', 'torch.cuda.sparse.'):
-        for n in _TENSOR_TYPES: rc[f'{prefix}{n}Tensor'] = _Missing(f'{prefix}{n}Tensor')
+        for n in _TENSOR_TYPES: rc[f'{prefix}{n}Tensor'] = (prefix == 'torch.' and getattr(top, f'{n}Tensor', None)) or _Missing(f'{prefix}{n}Tensor')
     for prefix in ('torch.', 'torch.cuda.'):
         for n in storage._STORAGE_DTYPE_NAMES: rc[prefix + n] = serialization.StorageType(n)
     rc['torch.storage.TypedStorage'], rc['torch.storage.UntypedStorage'] = storage.TypedStorage, storage.UntypedStorage
