@@ -31,8 +31,14 @@ def children(pid=None):
             try:
                 with open(f'/proc/{d}/stat') as f: fields = f.read().rsplit(')', 1)[1].split()
             except OSError: continue
-            if int(fields[1]) == pid and fields[0] != 'Z': out.append(int(d))
+            if int(fields[1]) == pid and fields[0] != 'Z' and not _resource_tracker(int(d)): out.append(int(d))
     return out
+
+def _resource_tracker(pid):
+    "Python's multiprocessing resource tracker: one per interpreter, started by any earlier test, alive until exit."
+    try:
+        with open(f'/proc/{pid}/cmdline', 'rb') as f: return b'multiprocessing.resource_tracker' in f.read()
+    except OSError: return False
 
 def wait_gone(pids, limit=15):
     "Wait (bounded) until none of `pids` runs; return those still running."
