@@ -8,7 +8,7 @@ __all__ = ['sum', 'SumToSize', 'Expand', 'Add', 'Mul', 'Neg', 'Sum', 'SumDim', '
 # %% ../nbs/02d_first_ops.ipynb #be99854a
 import builtins
 import numpy as np
-from ._C import get_array_module, get_default_dtype, result_dtype, _default_complex
+from ._C import device_context, get_array_module, get_default_dtype, result_dtype, _default_complex
 from ._tensor import Tensor, _wrap
 from .autograd.function import Function
 
@@ -223,7 +223,8 @@ def _reshape(self, *shape):
     "This tensor's elements in a new shape: a view when the strides allow, else a contiguous copy (as PyTorch)."
     shape = tuple(shape[0]) if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else shape
     if shape == tuple(self.shape): return self
-    return View.apply(self, shape) if _viewable(self._data, shape) else _UnsafeView.apply(self.contiguous(), shape)
+    with device_context(self._device): viewable = _viewable(self._data, shape)  # a trial reshape: on the tensor's GPU
+    return View.apply(self, shape) if viewable else _UnsafeView.apply(self.contiguous(), shape)
 
 Tensor.reshape, Tensor.view = _reshape, _view
 
@@ -483,9 +484,8 @@ class Sign(Function):
     def backward(ctx, grad): return grad * 0
 
 def _nan_to_zero(s):
-    nan = s != s
-    if nan.any(): s[nan] = 0
-    return s
+    "`s` with NaNs as 0, without asking the device whether there are any."
+    return get_array_module(s).where(s != s, s.dtype.type(0), s)
 
 def abs(input):
     "The absolute value, elementwise."
