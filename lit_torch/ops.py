@@ -1580,7 +1580,7 @@ def _to(self, *args, **kwargs):
     return ToCopy.apply(self, device, dtype, copy)
 
 def _suggested_format(a):
-    "The memory format PyTorch reads off strides: channels_last(_3d) when they are that, else contiguous (`to` keeps such a tensor)."
+    "The memory format PyTorch reads off strides: channels_last(_3d) when they are that, else contiguous (Tensor.to keeps such a tensor)."
     for fmt, n in ((_backend.channels_last, 4), (_backend.channels_last_3d, 5)):
         if a.ndim == n and not a.flags.c_contiguous and _in_format(a, fmt): return fmt
     return _backend.contiguous_format
