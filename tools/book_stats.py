@@ -140,6 +140,24 @@ def table(per, total):
     return '\n'.join(out)
 
 
+def chapters(per):
+    "Chapter by chapter (the notebooks that share a number, 03 with 03a-03k): does any page draw a picture, or compare with PyTorch?"
+    ch = {}
+    for name, m in per.items():
+        c = ch.setdefault(name[:2], {'pages': 0, 'picture': False, 'torch': False})
+        c['pages'] += 1; c['picture'] |= m['picture']; c['torch'] |= m['torch']
+    return ch
+
+
+def chapter_table(per):
+    ch = chapters(per)
+    rows = [f"{c}: {m['pages']} pages, picture {yes(m['picture'])}, torch {yes(m['torch'])}" for c, m in ch.items()]
+    n = len(ch)
+    rows.append(f"chapters with a picture: {sum(m['picture'] for m in ch.values())}/{n}; "
+                f"with a PyTorch comparison: {sum(m['torch'] for m in ch.values())}/{n}")
+    return '\n'.join(rows)
+
+
 def long_cells(per):
     "Every export cell over the limit: notebook, length and first line."
     return '\n'.join(f"{name}: {c['lines']} lines: {c['first']}" for name, m in per.items() for c in m['long'])
@@ -157,6 +175,7 @@ def main():
         return print(f"wrote {BASELINE.relative_to(ROOT)}: {total['median']:g} median, {total['checked_share']:.1%} checked, {total['over_40']} over {LONG}")
     if a.json: return print(json.dumps({'notebooks': per, 'total': total}, indent=1))
     print(table(per, total))
+    print('\nChapters:\n' + chapter_table(per))
     if a.long: print(f"\nExport cells over {LONG} lines:\n" + long_cells(per))
 
 
