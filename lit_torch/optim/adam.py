@@ -24,6 +24,7 @@ def _lerp_(m, g, weight, xp):
         xp.subtract(g, d, out=m)
     return d
 
+# %% ../../nbs/08b_adam.ipynb #dd4785dd
 def _adam_update(p, state, lr, beta1, beta2, eps, weight_decay, amsgrad, maximize, decoupled):
     "One Adam step for parameter `p`, in place on its array and on its state tensors."
     with device_context(p._device):
@@ -60,6 +61,7 @@ def _adam_update(p, state, lr, beta1, beta2, eps, weight_decay, amsgrad, maximiz
         for s in state.values(): s._version[0] += 1
         p._version[0] += 1
 
+# %% ../../nbs/08b_adam.ipynb #f177911d
 class Adam(Optimizer):
     "Adam: steps scaled per coordinate by bias-corrected moving averages of the gradient and its square."
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, amsgrad=False, *,

@@ -43,56 +43,6 @@ class Optimizer:
         if not isinstance(param_groups[0], dict): param_groups = [{'params': param_groups}]
         for param_group in param_groups: self.add_param_group(param_group)
 
-    def add_param_group(self, param_group):
-        "Add a group of parameters (a dict with `'params'` and optional hyperparameters) to `param_groups`."
-        if not isinstance(param_group, dict): raise TypeError(f"param_group must be a dict, but got {type(param_group)}")
-        params = param_group['params']
-        if isinstance(params, Tensor): params = [params]
-        elif isinstance(params, set):
-            raise TypeError("optimizer parameters need to be organized in ordered collections, but the ordering of "
-                            "tensors in sets will change between runs. Please use a list instead.")
-        params = list(params)
-        names = [p[0] for p in params if isinstance(p, tuple)]
-        param_group['params'] = [p[1] if isinstance(p, tuple) else p for p in params]
-        if names:
-            if len(names) != len(params):
-                raise ValueError("all optimizer params should be with/without names. Some param names are missing")
-            param_group['param_names'] = names
-        for p in param_group['params']:
-            if not isinstance(p, Tensor):
-                raise TypeError("optimizer can only optimize Tensors, but one of the params is " + _typename(p))
-            if not self.defaults.get('differentiable', None) and not (p.is_leaf or p.retains_grad):
-                raise ValueError("can't optimize a non-leaf Tensor")
-        for name, default in self.defaults.items():
-            if default is required and name not in param_group:
-                raise ValueError(f"parameter group didn't specify a value of required optimization parameter {name}")
-            param_group.setdefault(name, default)
-        params = param_group['params']
-        if len(params) != len(set(params)):
-            import warnings
-            warnings.warn("optimizer contains a parameter group with duplicate parameters; in future, this will cause "
-                          "an error; see github.com/pytorch/pytorch/issues/40967 for more information", stacklevel=3)
-        seen = set()
-        for group in self.param_groups:
-            seen.update(group['params'])
-            if ('param_names' in param_group) != ('param_names' in group):
-                which = "with names" if 'param_names' in param_group else "without names"
-                raise ValueError("all optimizer param groups should be with/without names. "
-                                 f"cannot add param group {which} to the optimizer")
-        if not seen.isdisjoint(params): raise ValueError("some parameters appear in more than one parameter group")
-        self.param_groups.append(param_group)
-
-    def zero_grad(self, set_to_none=True):
-        "Forget every parameter's gradient: set `.grad` to None (the default), or fill it with zeros."
-        for group in self.param_groups:
-            for p in group['params']:
-                g = p.grad
-                if g is None: continue
-                if set_to_none: p.grad = None
-                else:
-                    g.grad_fn, g._requires_grad = None, False  # detach in place, as `detach_()` would
-                    g.zero_()
-
     def step(self, closure=None):
         "Update the parameters once; a subclass implements it. `closure` re-evaluates the loss and returns it."
         raise NotImplementedError
@@ -109,6 +59,67 @@ class Optimizer:
             for key in sorted(group.keys()):
                 if key != 'params': s += f"    {key}: {group[key]}\n"
         return s + ')'
+
+# %% ../../nbs/08_optim.ipynb #981ec372
+def _group_params(self, param_group):
+    "The tensors of `param_group['params']` as a list (names, if given as pairs, go to `'param_names'`); refuses sets, non-tensors, non-leaves."
+    params = param_group['params']
+    if isinstance(params, Tensor): params = [params]
+    elif isinstance(params, set):
+        raise TypeError("optimizer parameters need to be organized in ordered collections, but the ordering of "
+                        "tensors in sets will change between runs. Please use a list instead.")
+    params = list(params)
+    names = [p[0] for p in params if isinstance(p, tuple)]
+    param_group['params'] = [p[1] if isinstance(p, tuple) else p for p in params]
+    if names:
+        if len(names) != len(params):
+            raise ValueError("all optimizer params should be with/without names. Some param names are missing")
+        param_group['param_names'] = names
+    for p in param_group['params']:
+        if not isinstance(p, Tensor):
+            raise TypeError("optimizer can only optimize Tensors, but one of the params is " + _typename(p))
+        if not self.defaults.get('differentiable', None) and not (p.is_leaf or p.retains_grad):
+            raise ValueError("can't optimize a non-leaf Tensor")
+
+# %% ../../nbs/08_optim.ipynb #39c4df90
+def _add_param_group(self, param_group):
+    "Add a group of parameters (a dict with `'params'` and optional hyperparameters) to `param_groups`."
+    if not isinstance(param_group, dict): raise TypeError(f"param_group must be a dict, but got {type(param_group)}")
+    _group_params(self, param_group)
+    for name, default in self.defaults.items():
+        if default is required and name not in param_group:
+            raise ValueError(f"parameter group didn't specify a value of required optimization parameter {name}")
+        param_group.setdefault(name, default)
+    params = param_group['params']
+    if len(params) != len(set(params)):
+        import warnings
+        warnings.warn("optimizer contains a parameter group with duplicate parameters; in future, this will cause "
+                      "an error; see github.com/pytorch/pytorch/issues/40967 for more information", stacklevel=3)
+    seen = set()
+    for group in self.param_groups:
+        seen.update(group['params'])
+        if ('param_names' in param_group) != ('param_names' in group):
+            which = "with names" if 'param_names' in param_group else "without names"
+            raise ValueError("all optimizer param groups should be with/without names. "
+                             f"cannot add param group {which} to the optimizer")
+    if not seen.isdisjoint(params): raise ValueError("some parameters appear in more than one parameter group")
+    self.param_groups.append(param_group)
+
+Optimizer.add_param_group = _add_param_group
+
+# %% ../../nbs/08_optim.ipynb #629014e3
+def _zero_grad(self, set_to_none=True):
+    "Forget every parameter's gradient: set `.grad` to None (the default), or fill it with zeros."
+    for group in self.param_groups:
+        for p in group['params']:
+            g = p.grad
+            if g is None: continue
+            if set_to_none: p.grad = None
+            else:
+                g.grad_fn, g._requires_grad = None, False  # detach in place, as `detach_()` would
+                g.zero_()
+
+Optimizer.zero_grad = _zero_grad
 
 # %% ../../nbs/08_optim.ipynb #81cdc811
 def _arr(t):
@@ -130,6 +141,7 @@ def _state_like(p, fill=0.0):
     xp = get_array_module(p._data)
     with device_context(p._device): return _wrap(xp.full_like(p._data, fill), p._device)
 
+# %% ../../nbs/08_optim.ipynb #f723cd90
 def _touch(p, state):
     "Record that the step wrote `p` and its state tensors in place (their version counters move on)."
     p._version[0] += 1
@@ -143,6 +155,7 @@ def _bump(t):
     t._version[0] += 1
     return float(a[0])
 
+# %% ../../nbs/08_optim.ipynb #4b1ead62
 def _value(x):
     "A hyperparameter as a Python number (PyTorch allows a 1-element tensor for `lr` and `betas`)."
     return x.item() if isinstance(x, Tensor) else x

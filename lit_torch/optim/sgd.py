@@ -43,6 +43,7 @@ def _sgd_update(p, state, lr, weight_decay, momentum, dampening, nesterov, maxim
         x -= g
         p._version[0] += 1
 
+# %% ../../nbs/08a_sgd.ipynb #8912d91f
 class SGD(Optimizer):
     "Stochastic gradient descent, optionally with (Nesterov) momentum, L2 weight decay, or maximizing."
     def __init__(self, params, lr=1e-3, momentum=0, dampening=0, weight_decay=0, nesterov=False, *,
