@@ -191,6 +191,9 @@ def _state_dict(self):
     state = {(mapping[id(k)] if isinstance(k, Tensor) else k): v for k, v in self.state.items()}
     return {'state': state, 'param_groups': param_groups}
 
+Optimizer.state_dict = _state_dict
+
+# %% ../../nbs/08c_adamw.ipynb #06532c8d
 def _cast_state(param, value, key, group):
     "A copy of saved state `value` for `param`: floats in its dtype and on its device; `'step'` as saved."
     if isinstance(value, Tensor):
@@ -204,6 +207,7 @@ def _cast_state(param, value, key, group):
     if isinstance(value, (list, tuple)): return type(value)(_cast_state(param, v, None, group) for v in value)
     return value
 
+# %% ../../nbs/08c_adamw.ipynb #bf4ddea6
 def _load_state_dict(self, state_dict):
     "Load state saved by `state_dict()`: positions are matched to this optimizer's parameters, group by group."
     groups, saved_groups = self.param_groups, deepcopy(state_dict['param_groups'])
@@ -223,4 +227,4 @@ def _load_state_dict(self, state_dict):
         if 'param_names' in g and 'param_names' not in s: s['param_names'] = g['param_names']
     self.__setstate__({'state': state, 'param_groups': saved_groups})
 
-Optimizer.state_dict, Optimizer.load_state_dict = _state_dict, _load_state_dict
+Optimizer.load_state_dict = _load_state_dict
