@@ -25,6 +25,7 @@ def _update_param_group_val(param_group, key, val):
     if isinstance(param_group[key], Tensor): param_group[key].fill_(_to_scalar(val))
     else: param_group[key] = val
 
+# %% ../../nbs/08n_lr_scheduler.ipynb #e442533c
 class _enable_get_lr_call:
     "Marks that `get_lr` is being called from `step` (elsewhere it warns: use `get_last_lr`)."
     def __init__(self, o): self.o = o
@@ -44,6 +45,7 @@ def _warn_get_lr_called_within_step(sched):
         warnings.warn("To get the last learning rate computed by the scheduler, please use `get_last_lr()`.",
                       UserWarning, stacklevel=2)
 
+# %% ../../nbs/08n_lr_scheduler.ipynb #612525cc
 def _patch_track_step_called(opt):
     "Wrap `opt.step` (once) so that calling it sets `opt._opt_called`."
     if hasattr(opt.step, '_wrapped_by_lr_sched'): return
@@ -100,34 +102,37 @@ class LRScheduler:
         "The learning rates for epoch `last_epoch`; each subclass has its rule."
         raise NotImplementedError
 
-    def step(self, epoch=None):
-        "Advance one epoch (call after `optimizer.step()`) and write the new rates into the groups."
-        if self._step_count == 1:
-            if not hasattr(self.optimizer.step, '_wrapped_by_lr_sched'):
-                warnings.warn("Seems like `optimizer.step()` has been overridden after learning rate scheduler "
-                              "initialization. Please, make sure to call `optimizer.step()` before "
-                              "`lr_scheduler.step()`.", UserWarning, stacklevel=2)
-            elif not getattr(self.optimizer, '_opt_called', False):
-                warnings.warn("Detected call of `lr_scheduler.step()` before `optimizer.step()`. In PyTorch 1.1.0 "
-                              "and later, you should call them in the opposite order: `optimizer.step()` before "
-                              "`lr_scheduler.step()`.  Failure to do this will result in PyTorch skipping the first "
-                              "value of the learning rate schedule.", UserWarning, stacklevel=2)
-        self._step_count += 1
-        if epoch is not None:
-            warnings.warn("The epoch parameter in `scheduler.step()` was not necessary and is being deprecated "
-                          "where possible. Please use `scheduler.step()` to step the scheduler.", UserWarning, stacklevel=2)
-        self._update_lr(epoch)
+# %% ../../nbs/08n_lr_scheduler.ipynb #85be7747
+def _scheduler_step(self, epoch=None):
+    "Advance one epoch (call after `optimizer.step()`) and write the new rates into the groups."
+    if self._step_count == 1:
+        if not hasattr(self.optimizer.step, '_wrapped_by_lr_sched'):
+            warnings.warn("Seems like `optimizer.step()` has been overridden after learning rate scheduler "
+                          "initialization. Please, make sure to call `optimizer.step()` before "
+                          "`lr_scheduler.step()`.", UserWarning, stacklevel=2)
+        elif not getattr(self.optimizer, '_opt_called', False):
+            warnings.warn("Detected call of `lr_scheduler.step()` before `optimizer.step()`. In PyTorch 1.1.0 "
+                          "and later, you should call them in the opposite order: `optimizer.step()` before "
+                          "`lr_scheduler.step()`.  Failure to do this will result in PyTorch skipping the first "
+                          "value of the learning rate schedule.", UserWarning, stacklevel=2)
+    self._step_count += 1
+    if epoch is not None:
+        warnings.warn("The epoch parameter in `scheduler.step()` was not necessary and is being deprecated "
+                      "where possible. Please use `scheduler.step()` to step the scheduler.", UserWarning, stacklevel=2)
+    self._update_lr(epoch)
 
-    def _update_lr(self, epoch=None):
-        with _enable_get_lr_call(self):
-            if epoch is None:
-                self.last_epoch += 1
-                values = self.get_lr()
-            else:
-                self.last_epoch = epoch
-                values = self._get_closed_form_lr() if hasattr(self, '_get_closed_form_lr') else self.get_lr()
-        for group, lr in zip(self.optimizer.param_groups, values): _update_param_group_val(group, 'lr', lr)
-        self._last_lr = _param_groups_val_list(self.optimizer, 'lr')
+def _update_lr(self, epoch=None):
+    with _enable_get_lr_call(self):
+        if epoch is None:
+            self.last_epoch += 1
+            values = self.get_lr()
+        else:
+            self.last_epoch = epoch
+            values = self._get_closed_form_lr() if hasattr(self, '_get_closed_form_lr') else self.get_lr()
+    for group, lr in zip(self.optimizer.param_groups, values): _update_param_group_val(group, 'lr', lr)
+    self._last_lr = _param_groups_val_list(self.optimizer, 'lr')
+
+LRScheduler.step, LRScheduler._update_lr = _scheduler_step, _update_lr
 
 class _LRScheduler(LRScheduler):
     "The old name of LRScheduler, kept as a subclass (as PyTorch does) for code that still uses it."
@@ -271,18 +276,21 @@ class SequentialLR(LRScheduler):
         else: scheduler.step()
         self._last_lr = scheduler.get_last_lr()
 
-    def state_dict(self):
-        "The attributes, with each inner scheduler's own state dict under `_schedulers`."
-        sd = {k: v for k, v in self.__dict__.items() if k not in ('optimizer', '_schedulers')}
-        sd['_schedulers'] = [s.state_dict() for s in self._schedulers]
-        return sd
+# %% ../../nbs/08n_lr_scheduler.ipynb #693ebb16
+def _sequential_state_dict(self):
+    "The attributes, with each inner scheduler's own state dict under `_schedulers`."
+    sd = {k: v for k, v in self.__dict__.items() if k not in ('optimizer', '_schedulers')}
+    sd['_schedulers'] = [s.state_dict() for s in self._schedulers]
+    return sd
 
-    def load_state_dict(self, state_dict):
-        "Restore the attributes and each inner scheduler's state."
-        scheds = state_dict.pop('_schedulers')
-        self.__dict__.update(state_dict)
-        state_dict['_schedulers'] = scheds
-        for s, sd in zip(self._schedulers, scheds): s.load_state_dict(sd)
+def _sequential_load_state_dict(self, state_dict):
+    "Restore the attributes and each inner scheduler's state."
+    scheds = state_dict.pop('_schedulers')
+    self.__dict__.update(state_dict)
+    state_dict['_schedulers'] = scheds
+    for s, sd in zip(self._schedulers, scheds): s.load_state_dict(sd)
+
+SequentialLR.state_dict, SequentialLR.load_state_dict = _sequential_state_dict, _sequential_load_state_dict
 
 # %% ../../nbs/08n_lr_scheduler.ipynb #97aa46f4
 from collections import Counter
