@@ -406,6 +406,7 @@ def _zeros_of(shape, like):
     "Zeros of `shape` with the dtype and device of tensor `like`."
     return _wrap(get_array_module(like._data).zeros(shape, like._data.dtype), like._device)
 
+# %% ../nbs/03a_shape.ipynb #e3117787
 class Cat(Function):
     _node_name = 'CatBackward0'
     @staticmethod
@@ -433,6 +434,7 @@ class Stack(Function):
         pieces = Unbind.apply(grad, ctx.dim)
         return (None,) + tuple(_cast(g, dt) if need else None for g, dt, need in zip(pieces, ctx.dtypes, ctx.needs_input_grad[1:]))
 
+# %% ../nbs/03a_shape.ipynb #4481b785
 class Split(Function):
     _node_name = 'SplitBackward0'
     @staticmethod
@@ -454,6 +456,7 @@ class Unbind(Function):
     @staticmethod
     def backward(ctx, *grads): return Stack.apply(ctx.dim, *grads), None
 
+# %% ../nbs/03a_shape.ipynb #543af2f7
 def cat(tensors, dim=0):
     "`tensors` joined along dimension `dim`."
     tensors = list(tensors)
@@ -598,6 +601,7 @@ class Scatter(Function):
 
 class ScatterValue(Scatter): _node_name = 'ScatterBackward1'
 
+# %% ../nbs/03a_shape.ipynb #804aa8de
 def _scatter_args(name, input, dim, index, src, value):
     "The Function and the `src`-or-value for `scatter(input, dim, index, src | value=...)`."
     src = value if src is None else src
@@ -617,6 +621,7 @@ def _legacy_reduce(input, dim, index, src, value, reduce):
     if not isinstance(src, Tensor): src = full(index.shape, value if src is None else src, dtype=input.dtype, device=input.device)
     return 'sum' if reduce == 'add' else 'prod', src
 
+# %% ../nbs/03a_shape.ipynb #788dfc1c
 def scatter(input, dim, index, src=None, *, value=None, reduce=None):
     "A copy of `input` with `src` (a tensor, or a number `value`) written at the positions `index` names along `dim`."
     if reduce is not None: return input.scatter_reduce(dim, index, *_legacy_reduce(input, dim, index, src, value, reduce)[::-1])
