@@ -372,7 +372,7 @@ class Div(Function):
         gb = (-grad * _conj(a / (b * b))).sum_to_size(ctx.shapes[1]) if nb else None
         return ga, gb
 
-# %% ../nbs/03_ops.ipynb #f5cf665f
+# %% ../nbs/03_ops.ipynb #b191b6a5
 def _zero_divisor(xa, xb):
     if xa.dtype.kind in 'biu' and (xb == 0).any(): raise RuntimeError("ZeroDivisionError")
 
@@ -391,7 +391,7 @@ def _div_trunc(xa, xb):
     q = xa // xb  # floors; round toward zero instead where the signs differ and there is a remainder
     return q + ((q < 0) & (q * xb != xa))
 
-# %% ../nbs/03_ops.ipynb #0507d60d
+# %% ../nbs/03_ops.ipynb #941b231e
 class DivMode(Function):
     _node_name = 'DivBackward2'
     @staticmethod
@@ -537,7 +537,7 @@ def where(condition, input=None, other=None):
 
 Tensor.where = lambda self, condition, y: where(condition, self, y)
 
-# %% ../nbs/03_ops.ipynb #ebcccbde
+# %% ../nbs/03_ops.ipynb #04d467c2
 _INT_OF_SIZE = {n: np.dtype(f'i{n}') for n in (1, 2, 4, 8)}
 _ZEROS = {}  # dtype -> a 0-d zero, which np.where takes faster than the number 0
 
@@ -604,7 +604,7 @@ class Log1p(Function):
     @staticmethod
     def backward(ctx, grad): return grad / (ctx.saved_tensors[0] + 1)
 
-# %% ../nbs/03_ops.ipynb #846e73c9
+# %% ../nbs/03_ops.ipynb #96832d89
 class Sqrt(Function):
     _node_name = 'SqrtBackward0'
     @staticmethod
@@ -639,7 +639,7 @@ class Cos(Function):
     @staticmethod
     def backward(ctx, grad): return grad * -ctx.saved_tensors[0].sin()
 
-# %% ../nbs/03_ops.ipynb #622023d0
+# %% ../nbs/03_ops.ipynb #0c15e534
 class Tanh(Function):
     _node_name = 'TanhBackward0'
     @staticmethod
@@ -722,7 +722,7 @@ def _pow_arrays(a, b):
         return xa.copy() if b else get_array_module(xa).ones_like(xa)
     return get_array_module(xa).power(xa, xb)
 
-# %% ../nbs/03_ops.ipynb #ecdeeb4a
+# %% ../nbs/03_ops.ipynb #2ab64dbf
 class Pow(Function):
     _node_name = 'PowBackward0'
     @staticmethod
@@ -737,7 +737,7 @@ class Pow(Function):
         if e == 0: return grad * 0, None
         return grad * e * x ** (e - 1), None
 
-# %% ../nbs/03_ops.ipynb #e959931b
+# %% ../nbs/03_ops.ipynb #35ce2f87
 def _log_base(a, b):
     "`log(a)` for the exponent's gradient, 0 where `a` is 0 and `b >= 0` (PyTorch's mask against `0 * log 0`)."
     if not isinstance(a, Tensor): return float(np.log(a)) if a != 0 else 0.0
@@ -786,7 +786,7 @@ def relu(input):
     "`max(x, 0)`, elementwise."
     return Relu.apply(input)
 
-# %% ../nbs/03_ops.ipynb #354c0e79
+# %% ../nbs/03_ops.ipynb #ee52a770
 def _clamp_dtype(x, bounds):
     "The result dtype of clamping `x` to `bounds` (tensors or numbers), by PyTorch's promotion."
     tensors = [x] + [b for b in bounds if isinstance(b, Tensor)]
@@ -955,7 +955,7 @@ def logical_not(input):
     "True where `input` is zero."
     return _elementwise(input, 'logical_not')
 
-# %% ../nbs/03_ops.ipynb #91f90677
+# %% ../nbs/03_ops.ipynb #d676521a
 def _bitwise(ufunc, name):
     logical = _logical(ufunc, name)
     def op(input, other):
@@ -1033,7 +1033,7 @@ def _correction(dim, unbiased, correction):
         raise TypeError("var() received an invalid combination of arguments - got both unbiased and correction")
     return dim, correction if correction is not None else (0 if unbiased is False else 1)
 
-# %% ../nbs/03_ops.ipynb #e729fd3f
+# %% ../nbs/03_ops.ipynb #2e526b34
 def _deviation(x, axes):
     return x - x.mean(dim=axes, keepdim=True)
 
@@ -1061,7 +1061,7 @@ def _var_array(a, axes, correction, keepdim):
 
 def _ratio(num, denom): return num / denom if denom > 0 else float('inf')
 
-# %% ../nbs/03_ops.ipynb #6fa137be
+# %% ../nbs/03_ops.ipynb #914f2926
 class Std(Function):
     _node_name = 'StdBackward0'
     @staticmethod
@@ -1230,7 +1230,7 @@ class return_types:
     "The named tuples that `max(dim)` and `min(dim)` return, as `torch.return_types`."
     max, min = _return_type('max'), _return_type('min')
 
-# %% ../nbs/03_ops.ipynb #1e02c3f6
+# %% ../nbs/03_ops.ipynb #194f4ce9
 class MaxDim(Function):
     _node_name = 'MaxBackward0'
     _arg = 'argmax'
@@ -1262,7 +1262,7 @@ class MinDim(MaxDim):
     _node_name = 'MinBackward0'
     _arg = 'argmin'
 
-# %% ../nbs/03_ops.ipynb #0f6df495
+# %% ../nbs/03_ops.ipynb #a28d3aee
 def max(input, dim=None, keepdim=False):
     "The largest element; along `dim`, `(values, indices)`; with a tensor `other`, `maximum`."
     if isinstance(dim, Tensor): return maximum(input, dim)
@@ -1295,7 +1295,7 @@ def _check_empty_arg(name, shape, dim):
 
 argmax, argmin = _arg_reduce('argmax'), _arg_reduce('argmin')
 
-# %% ../nbs/03_ops.ipynb #9e53e87b
+# %% ../nbs/03_ops.ipynb #e4bacb2e
 def _axis(dim, ndim):
     "A dim, or a tuple of dims (`()`: none, so nothing is reduced), as NumPy's axis."
     if dim is None: return None
@@ -1336,7 +1336,7 @@ class Softmax(Function):
         y, = ctx.saved_tensors
         return y * (grad - (grad * y).sum(ctx.dim, keepdim=True)), None
 
-# %% ../nbs/03_ops.ipynb #c5471042
+# %% ../nbs/03_ops.ipynb #8f8e4eb2
 class LogSoftmax(Function):
     _node_name = 'LogSoftmaxBackward0'
     @staticmethod
@@ -1391,7 +1391,7 @@ def _check_matmul(a, b, fn):
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({rows}x{sa[-1]} and {sb[-2]}x{sb[-1]})")
     elif len(sa) > 2 or len(sb) > 2: _broadcast_shape(sa[:-2], sb[:-2])
 
-# %% ../nbs/03_ops.ipynb #bd4c0edb
+# %% ../nbs/03_ops.ipynb #c4f46158
 def _matmul(xa, xb):
     "The matrix product of two arrays; a batch of matrices times one matrix as a single 2-D product."
     if xb.ndim == 2 and xa.ndim > 2:
@@ -1429,7 +1429,7 @@ class Mv(Matmul): _node_name = 'MvBackward0'
 class Mm(Matmul): _node_name = 'MmBackward0'
 class Bmm(Matmul): _node_name = 'BmmBackward0'
 
-# %% ../nbs/03_ops.ipynb #0fd6e944
+# %% ../nbs/03_ops.ipynb #7ab87d8f
 def matmul(input, other):
     "The matrix product, with NumPy's rules for 1-D operands and broadcast batch dimensions."
     na, nb = input.ndim, other.ndim
@@ -1494,7 +1494,7 @@ def _parse_einsum(equation, shapes, repeated=False):
     else: rhs = ell + ''.join(sorted(c for c in set(''.join(out)) - set(ell) if ''.join(out).count(c) == 1))
     return out, rhs
 
-# %% ../nbs/03_ops.ipynb #e6102dc5
+# %% ../nbs/03_ops.ipynb #2a2f1a4e
 def _label_sizes(terms, arrays):
     "The size of each letter; size-1 dimensions broadcast, as in PyTorch."
     sizes = {}
@@ -1523,7 +1523,7 @@ def _einsum_pair(ta, tb, out, xa, xb, sizes):
     order = batch + keep_a + keep_b
     return C.reshape([sizes[c] for c in order]).transpose([order.index(c) for c in out])
 
-# %% ../nbs/03_ops.ipynb #e5375bd0
+# %% ../nbs/03_ops.ipynb #39d80051
 class Einsum(Function):
     _node_name = 'EinsumBackward0'
     @staticmethod
@@ -1552,7 +1552,7 @@ class Einsum(Function):
             grads.append(g)
         return tuple(grads)
 
-# %% ../nbs/03_ops.ipynb #1b48ed23
+# %% ../nbs/03_ops.ipynb #305ab22c
 def _einsum_diagonals(equation, operands):
     "A letter repeated within one operand (`'ii->i'`, `'iji->j'`) takes that operand's diagonal first, as PyTorch does."
     terms, out = _parse_einsum(equation, [t.shape for t in operands], repeated=True)
@@ -1675,7 +1675,7 @@ def _flat_positions(view, base):
         strides = tuple(s // b.itemsize * mem.itemsize for s in v.strides)
         return _wrap(xp.lib.stride_tricks.as_strided(mem[start:], v.shape, strides).copy(), base._device)
 
-# %% ../nbs/03_ops.ipynb #0feef8ac
+# %% ../nbs/03_ops.ipynb #fc72f147
 class _CopySlices(Function):
     "The base after an in-place change through its view: the region from `value`, the rest from `base`."
     _node_name = 'CopySlices'
@@ -1706,7 +1706,7 @@ class _RegionOf(Function):
         g = grad.new_zeros(int(np.prod(ctx.shape))).scatter_add(0, ctx.index.reshape(-1), grad.reshape(-1))
         return g.reshape(ctx.shape), None, None
 
-# %% ../nbs/03_ops.ipynb #120da88d
+# %% ../nbs/03_ops.ipynb #bf63419f
 def _snapshot(t, data=None):
     "A new tensor that takes `t`'s place in the graph, on `data` (default: `t`'s own array): what an in-place op records."
     s = _wrap(t._data if data is None else data, t._device, t.grad_fn)
@@ -1752,7 +1752,7 @@ def _check_fits(self, shape):
     "PyTorch's error when an operand of `shape` doesn't broadcast to `self`'s shape."
     if tuple(shape) != self._data.shape: _check_result(self, self._data.dtype, _broadcast_shape(self._data.shape, shape))
 
-# %% ../nbs/03_ops.ipynb #750c3eb3
+# %% ../nbs/03_ops.ipynb #6b00be65
 def _writable(self):
     "`self._data` as a writable array (a reduction over all dims may have left a NumPy scalar)."
     if isinstance(self._data, np.generic): self._data = np.array(self._data)
@@ -1772,7 +1772,7 @@ def _store(self, out):
     self._version[0] += 1
     return self
 
-# %% ../nbs/03_ops.ipynb #ef6a8bb3
+# %% ../nbs/03_ops.ipynb #a76639a8
 def _inplace(self, op, *args, copy=True, **kwargs):
     "Record `op(self, *args)` out of place on a snapshot of `self`, then write the result into `self`."
     if self.grad_fn is None and self._requires_grad:
@@ -1864,7 +1864,7 @@ class Fill(Function):
 
 class FillTensor(Fill): _node_name = 'FillBackward3'
 
-# %% ../nbs/03_ops.ipynb #d8993af0
+# %% ../nbs/03_ops.ipynb #1fddeb8b
 class Copy(Function):
     _node_name = 'CopyBackwards'
     @staticmethod
@@ -1879,7 +1879,7 @@ class Copy(Function):
         nx, ns = ctx.needs_input_grad
         return (grad * 0 if nx else None), (ToCopy.apply(grad.sum_to_size(shape), device, dtype) if ns else None)
 
-# %% ../nbs/03_ops.ipynb #538c9d85
+# %% ../nbs/03_ops.ipynb #5c07df05
 def _zero_(self):
     "Set every element to 0."
     if _records(self): return _inplace(self, Zero.apply, copy=False)
