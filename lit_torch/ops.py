@@ -3991,6 +3991,7 @@ class LinalgSolveTriangular(Function):
 
 # %% ../nbs/03i_linalg.ipynb #53262faf
 def _solve_tri(A, B, upper, left=True, unitriangular=False):
+    "X with `A X = B` (or `X A = B` if not `left`) for triangular `A`: a differentiable triangular solve."
     return LinalgSolveTriangular.apply(A, B, upper, left, unitriangular)
 
 def _first_bad_minor(xp, a):
@@ -4003,6 +4004,7 @@ def _first_bad_minor(xp, a):
             except np.linalg.LinAlgError: out[i] = k; break
     return out.reshape(a.shape[:-2])
 
+# %% ../nbs/03i_linalg.ipynb #1e9cdf96
 class LinalgCholeskyEx(Function):
     _node_name = 'LinalgCholeskyExBackward0'
     @staticmethod

@@ -75,6 +75,7 @@ def _known_zero(h):
     "Whether the initial state is all zeros, so that the first hidden product can be skipped: asked on the CPU only, where it costs nothing (on a GPU the answer is a sync)."
     return isinstance(h, np.ndarray) and not h.any()
 
+# %% ../../../nbs/15a_rnn_layers.ipynb #af91041c
 def _lstm_forward(G, b, h, c, w_hh, w_hr, steps):
     "The LSTM time loop on arrays: `G` (N, 4H) holds the input projections and becomes the gates; `h`, `c` are updated in place."
     xp, N, H = get_array_module(G), G.shape[0], c.shape[1]
@@ -144,6 +145,7 @@ def _gru_forward(G, b, h, w_hh, b_hn, steps):
         h[:bs] = o; skip = False
     return out, (Hp, GHN)
 
+# %% ../../../nbs/15a_rnn_layers.ipynb #378cace7
 def _gru_backward(G, saved, w_hh, dout, dh, steps, need_h0=True):
     "BPTT through `_gru_forward`: the gate gradients of the input side and of the hidden side; `dh` ends as that of h0."
     Hp, GHN = saved
@@ -179,6 +181,7 @@ def _rnn_forward(G, b, h, w_hh, steps, relu):
         out[r] = g; h[:bs] = g; skip = False
     return out, (Hp,)
 
+# %% ../../../nbs/15a_rnn_layers.ipynb #79f35f93
 def _rnn_backward(G, w_hh, dout, dh, steps, relu, need_h0=True):
     "BPTT through `_rnn_forward`: the gradient of the pre-activations; `dh` ends as that of h0."
     xp = get_array_module(G)
@@ -202,6 +205,7 @@ def _input_projection(x, w_ih, b_ih, b_hh, mode):
     if mode == 'GRU': n = len(b) // 3; b[2 * n:] = b_ih._data[2 * n:]  # r multiplies b_hn: it waits
     return G, b
 
+# %% ../../../nbs/15a_rnn_layers.ipynb #aa47876c
 def _forward_loop(mode, G, b, h, c, w_hh, b_hh, w_hr, steps):
     "The mode's time loop on arrays: (output, saved buffers)."
     if mode == 'LSTM': return _lstm_forward(G, b, h, c, w_hh, w_hr, steps)
@@ -257,6 +261,7 @@ def _layer_grads(needs, x, w_ih, dGx, dGh, Hp, Hu, dHr, dh, dc):
             wrap(dGx.T @ x._data if nwi else None), wrap(dGh.T @ Hp if nwh else None), wrap(gbi if nbi else None),
             wrap(gbh), wrap(dHr.T @ Hu if nwr else None), None, None, None)
 
+# %% ../../../nbs/15a_rnn_layers.ipynb #3837246e
 def _replay_layer(ctx, inputs, grads):
     "The input gradients of the composite layer, as a graph: the double-backward path."
     mode, _, batch_sizes, reverse = ctx.args
@@ -291,6 +296,7 @@ def _stacked(mode, data, batch_sizes, hx, weights, has_biases, num_layers, dropo
         if dropout and train and l < num_layers - 1: x = F.dropout(x, dropout, True)
     return x, stack(hs), (stack(cs) if mode == 'LSTM' else None)
 
+# %% ../../../nbs/15a_rnn_layers.ipynb #2054fde9
 def _rnn_impl(mode, input, batch_sizes, hx, weights, has_biases, num_layers, dropout, train, bidirectional, batch_first=False, layer=None):
     "The recurrent stack over a padded input (T, B, I) (or (B, T, I)), or packed data when `batch_sizes` is given."
     layer = layer or _RNNLayer.apply
