@@ -32,3 +32,12 @@ def test_no_chapter_got_worse():
     base = json.loads(book_stats.BASELINE.read_text())
     bad = book_stats.regressions(per, total, base)
     assert not bad, 'The book got worse than tests/book_baseline.json:\n' + '\n'.join(bad)
+
+
+def test_an_import_cell_needs_no_check(tmp_path):
+    "An export cell that only imports defines nothing: it counts as checked; a definition without a check does not."
+    code = lambda s: {'cell_type': 'code', 'source': s, 'outputs': [], 'metadata': {}}
+    cells = [code('#| export\nimport math\nfrom os import path'), code('#| export\ndef f(): return 1')]
+    (tmp_path/'01_x.ipynb').write_text(json.dumps({'cells': cells}))
+    per, total = book_stats.measure(tmp_path)
+    assert (per['01_x']['checked'], per['01_x']['imports'], total['definitions_checked_share']) == (1, 1, 0.0)
