@@ -493,11 +493,12 @@ def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, miss
 
 Module._load_from_state_dict = _load_from_state_dict
 
-# %% ../../../nbs/06_state_dict.ipynb #08c70bc5
+# %% ../../../nbs/06_state_dict.ipynb #2261bb2d
 class _IncompatibleKeys(namedtuple('IncompatibleKeys', ['missing_keys', 'unexpected_keys'])):
     def __repr__(self): return '<All keys matched successfully>' if not self.missing_keys and not self.unexpected_keys else super().__repr__()
     __str__ = __repr__
 
+# %% ../../../nbs/06_state_dict.ipynb #ead26ca9
 def _snapshot(module):
     "Everything a load can change: each tensor's data and version, and each module's dicts and attributes."
     mods = list(module.modules())
@@ -517,6 +518,7 @@ def _restore(snapshot):
         m._parameters.clear(); m._parameters.update(params)
         m._buffers.clear(); m._buffers.update(buffers)
 
+# %% ../../../nbs/06_state_dict.ipynb #8470405a
 def _load(module, state_dict, prefix, metadata, assign, missing, unexpected, errors):
     local_metadata = metadata.get(prefix[:-1], {})
     object.__setattr__(module, '_load_assign', assign)
