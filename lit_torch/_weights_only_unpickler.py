@@ -162,22 +162,99 @@ class Unpickler:
         self.stack = self.metastack.pop()
         return items
 
-# %% ../nbs/06d_weights_only_unpickler.ipynb #235c1d77
+# %% ../nbs/06d_weights_only_unpickler.ipynb #5f888e4b
+def _reduce(stack, callable_ids):
+    "REDUCE: call the function below the arguments, if it is one of the allowed globals."
+    args = stack.pop(); func = stack[-1]
+    if id(func) not in callable_ids:
+        msg = f"Trying to call reduce for unrecognized function {func}"
+        if hasattr(func, "__self__"): msg += f" which belongs to {func.__self__}"
+        raise UnpicklingError(msg)
+    stack[-1] = func(*args)
+
+def _persistent_id(pid):
+    "BINPERSID: the id must be an int or a tuple naming a storage."
+    if type(pid) is not tuple and type(pid) is not int:
+        raise UnpicklingError(f"persistent_load id must be tuple or int, but got {type(pid)}")
+    if type(pid) is tuple and len(pid) > 0 and (pid[0].decode('ascii') if isinstance(pid[0], bytes) else pid[0]) != "storage":
+        raise UnpicklingError(f"Only persistent_load of storage is allowed, but got {type(pid[0])}")
+    return pid
+
+def _new_object(stack, callable_ids):
+    "NEWOBJ: `cls.__new__(cls, *args)`, for Parameter and allowlisted classes only."
+    args, cls = stack.pop(), stack.pop()
+    if cls is Parameter: stack.append(Parameter(*args))
+    elif id(cls) in callable_ids and isinstance(cls, type): stack.append(cls.__new__(cls, *args))
+    else: raise UnpicklingError(f"Can only create new object for nn.Parameter or classes allowlisted via `add_safe_globals` but got {cls}")
+
+# %% ../nbs/06d_weights_only_unpickler.ipynb #c55e0470
 def _check_set_item_target(target, opcode):
     if type(target) not in (dict, OrderedDict, Counter):
         raise UnpicklingError(f"Can only {opcode} for dict, collections.OrderedDict, collections.Counter, but got {type(target)}")
 
+def _containers(self, op):
+    "EMPTY_DICT, EMPTY_LIST, EMPTY_SET, SETITEM(S), APPEND(S): build lists, dicts and sets on the stack."
+    stack = self.stack
+    if op == EMPTY_DICT: stack.append({})
+    elif op == EMPTY_LIST: stack.append([])
+    elif op == EMPTY_SET: stack.append(set())
+    elif op == SETITEMS:
+        items = self.pop_mark(); target = self.stack[-1]
+        _check_set_item_target(target, "SETITEMS")
+        for k in range(0, len(items), 2): target[items[k]] = items[k + 1]
+    elif op == SETITEM:
+        v, k = stack.pop(), stack.pop(); _check_set_item_target(stack[-1], "SETITEM"); stack[-1][k] = v
+    elif op == APPENDS:
+        items = self.pop_mark()
+        if type(self.stack[-1]) is not list: raise UnpicklingError(f"Can only extend lists, but got {type(self.stack[-1])}")
+        self.stack[-1].extend(items)
+    elif op == APPEND:
+        item = stack.pop()
+        if type(stack[-1]) is not list: raise UnpicklingError(f"Can only append to lists, but got {type(stack[-1])}")
+        stack[-1].append(item)
+
+_CONTAINER_OPS = frozenset((EMPTY_DICT, EMPTY_LIST, EMPTY_SET, SETITEMS, SETITEM, APPENDS, APPEND))
+
+# %% ../nbs/06d_weights_only_unpickler.ipynb #da5ed73d
 def _readline(data, i):
     j = data.index(b'\n', i)
     return data[i:j], j + 1
 
-# %% ../nbs/06d_weights_only_unpickler.ipynb #e3781357
+def _rare(self, op, data, i):
+    "Execute one of the less frequent instructions at `data[i:]`; returns the index after it."
+    stack = self.stack
+    if op == GLOBAL:
+        module, i = _readline(data, i); name, i = _readline(data, i)
+        stack.append(_find_global(module.decode('utf-8'), name.decode('utf-8'), self._allowed, self._user))
+    elif op == BUILD: _build(stack.pop(), stack[-1], *self._types)
+    elif op == NEWOBJ: _new_object(stack, self._callable_ids)
+    elif op == NEWTRUE: stack.append(True)
+    elif op == BININT: stack.append(unpack_from('<i', data, i)[0]); i += 4
+    elif op == BININT2: stack.append(unpack_from('<H', data, i)[0]); i += 2
+    elif op == BINFLOAT: stack.append(unpack_from('>d', data, i)[0]); i += 8
+    elif op == LONG_BINGET: stack.append(self.memo[unpack_from('<I', data, i)[0]]); i += 4
+    elif op == LONG_BINPUT: self.memo[unpack_from('<I', data, i)[0]] = stack[-1]; i += 4
+    elif op == LONG1: size = data[i]; stack.append(decode_long(data[i + 1:i + 1 + size])); i += 1 + size
+    elif op == SHORT_BINSTRING:
+        size = data[i]; s = data[i + 1:i + 1 + size]; i += 1 + size
+        stack.append(s.decode(self.encoding, 'strict') if self.encoding != 'bytes' else s)
+    elif op == PROTO:
+        self.proto = data[i]; i += 1
+        if self.proto != 2:
+            import warnings
+            warnings.warn(f"Detected pickle protocol {self.proto} in the checkpoint, which was not the default pickle protocol used by "
+                          "`torch.load` (2). The weights_only Unpickler might not support all instructions implemented by this protocol, "
+                          "please file an issue for adding support if you encounter this.", stacklevel=3)
+    else: raise UnpicklingError(f"Unsupported operand {op}")
+    return i
+
+# %% ../nbs/06d_weights_only_unpickler.ipynb #7706c754
 def _run(self, data):
     "Execute the pickle in `data`; returns (the object, the index after STOP)."
-    allowed, user = _get_allowed_globals(), _get_user_allowed_globals()
-    callable_ids = {id(v) for v in allowed.values()} | {id(v) for v in user.values()}
+    self._allowed, self._user = allowed, user = _get_allowed_globals(), _get_user_allowed_globals()
+    self._callable_ids = {id(v) for v in allowed.values()} | {id(v) for v in user.values()}
     user_types = tuple(v for v in user.values() if isinstance(v, type))
-    allowed_types = user_types + tuple(v for v in allowed.values() if isinstance(v, type))
+    self._types = (user_types + tuple(v for v in allowed.values() if isinstance(v, type)), user_types)
     memo, self.stack, self.metastack = self.memo, [], []
     n, i = len(data), 0
     while True:
@@ -197,67 +274,13 @@ def _run(self, data):
         elif op == TUPLE2: stack[-2:] = [(stack[-2], stack[-1])]
         elif op == TUPLE3: stack[-3:] = [(stack[-3], stack[-2], stack[-1])]
         elif op == EMPTY_TUPLE: stack.append(())
-        elif op == REDUCE:
-            args = stack.pop(); func = stack[-1]
-            if id(func) not in callable_ids:
-                msg = f"Trying to call reduce for unrecognized function {func}"
-                if hasattr(func, "__self__"): msg += f" which belongs to {func.__self__}"
-                raise UnpicklingError(msg)
-            stack[-1] = func(*args)
-        elif op == BINPERSID:
-            pid = stack.pop()
-            if type(pid) is not tuple and type(pid) is not int:
-                raise UnpicklingError(f"persistent_load id must be tuple or int, but got {type(pid)}")
-            if type(pid) is tuple and len(pid) > 0 and (pid[0].decode('ascii') if isinstance(pid[0], bytes) else pid[0]) != "storage":
-                raise UnpicklingError(f"Only persistent_load of storage is allowed, but got {type(pid[0])}")
-            stack.append(self.persistent_load(pid))
+        elif op == REDUCE: _reduce(stack, self._callable_ids)
+        elif op == BINPERSID: stack.append(self.persistent_load(_persistent_id(stack.pop())))
         elif op == NEWFALSE: stack.append(False)
-        elif op == NEWTRUE: stack.append(True)
         elif op == NONE: stack.append(None)
-        elif op == EMPTY_DICT: stack.append({})
-        elif op == EMPTY_LIST: stack.append([])
-        elif op == SETITEMS:
-            items = self.pop_mark(); target = self.stack[-1]
-            _check_set_item_target(target, "SETITEMS")
-            for k in range(0, len(items), 2): target[items[k]] = items[k + 1]
-        elif op == SETITEM:
-            v, k = stack.pop(), stack.pop(); _check_set_item_target(stack[-1], "SETITEM"); stack[-1][k] = v
-        elif op == APPENDS:
-            items = self.pop_mark()
-            if type(self.stack[-1]) is not list: raise UnpicklingError(f"Can only extend lists, but got {type(self.stack[-1])}")
-            self.stack[-1].extend(items)
-        elif op == APPEND:
-            item = stack.pop()
-            if type(stack[-1]) is not list: raise UnpicklingError(f"Can only append to lists, but got {type(stack[-1])}")
-            stack[-1].append(item)
-        elif op == GLOBAL:
-            module, i = _readline(data, i); name, i = _readline(data, i)
-            stack.append(_find_global(module.decode('utf-8'), name.decode('utf-8'), allowed, user))
-        elif op == BUILD: _build(stack.pop(), stack[-1], allowed_types, user_types)
-        elif op == NEWOBJ:
-            args, cls = stack.pop(), stack.pop()
-            if cls is Parameter: stack.append(Parameter(*args))
-            elif id(cls) in callable_ids and isinstance(cls, type): stack.append(cls.__new__(cls, *args))
-            else: raise UnpicklingError(f"Can only create new object for nn.Parameter or classes allowlisted via `add_safe_globals` but got {cls}")
-        elif op == BININT: stack.append(unpack_from('<i', data, i)[0]); i += 4
-        elif op == BININT2: stack.append(unpack_from('<H', data, i)[0]); i += 2
-        elif op == BINFLOAT: stack.append(unpack_from('>d', data, i)[0]); i += 8
-        elif op == LONG_BINGET: stack.append(memo[unpack_from('<I', data, i)[0]]); i += 4
-        elif op == LONG_BINPUT: memo[unpack_from('<I', data, i)[0]] = stack[-1]; i += 4
-        elif op == LONG1: size = data[i]; stack.append(decode_long(data[i + 1:i + 1 + size])); i += 1 + size
-        elif op == EMPTY_SET: stack.append(set())
-        elif op == SHORT_BINSTRING:
-            size = data[i]; s = data[i + 1:i + 1 + size]; i += 1 + size
-            stack.append(s.decode(self.encoding, 'strict') if self.encoding != 'bytes' else s)
-        elif op == PROTO:
-            self.proto = data[i]; i += 1
-            if self.proto != 2:
-                import warnings
-                warnings.warn(f"Detected pickle protocol {self.proto} in the checkpoint, which was not the default pickle protocol used by "
-                              "`torch.load` (2). The weights_only Unpickler might not support all instructions implemented by this protocol, "
-                              "please file an issue for adding support if you encounter this.", stacklevel=2)
         elif op == STOP: return self.stack.pop(), i
-        else: raise UnpicklingError(f"Unsupported operand {op}")
+        elif op in _CONTAINER_OPS: _containers(self, op)
+        else: i = _rare(self, op, data, i)
 
 Unpickler._run = _run
 

@@ -55,6 +55,7 @@ def _write_record(self, name, data):
     self.records.append((name_b, offset, nbytes, crc))
 
 _ZipWriter.write_record = _write_record
+_compute_crc32 = True  # see `set_crc32_options` below
 
 # %% ../nbs/06a_serialization.ipynb #18a4cb61
 def _serialization_id():
@@ -78,7 +79,6 @@ def _write_end_of_file(self):
     self._write(struct.pack('<IHHHHIIH', 0x06054b50, 0, 0, n16, n16, size32, start32, 0))
 
 _ZipWriter.write_end_of_file = _write_end_of_file
-_compute_crc32 = True
 
 def get_crc32_options():
     "Whether `save` computes each record's CRC32 (on by default, as in PyTorch)."

@@ -59,17 +59,13 @@ class EmbeddingBag(Module):
         self.num_embeddings, self.embedding_dim, self.max_norm, self.norm_type = num_embeddings, embedding_dim, max_norm, norm_type
         self.scale_grad_by_freq = scale_grad_by_freq
         if padding_idx is not None:
-            if padding_idx > 0 and padding_idx >= num_embeddings: raise AssertionError("padding_idx must be within num_embeddings")
-            if padding_idx < 0:
-                if padding_idx < -num_embeddings: raise AssertionError("padding_idx must be within num_embeddings")
-                padding_idx = num_embeddings + padding_idx
+            if not -num_embeddings <= padding_idx < num_embeddings: raise AssertionError("padding_idx must be within num_embeddings")
+            padding_idx %= num_embeddings
         self.padding_idx = padding_idx
-        if _weight is None:
-            self.weight = _param(num_embeddings, embedding_dim, device=device, dtype=dtype)
-            self.reset_parameters()
-        else:
-            if list(_weight.shape) != [num_embeddings, embedding_dim]: raise AssertionError("Shape of weight does not match num_embeddings and embedding_dim")
-            self.weight = Parameter(_weight)
+        if _weight is not None and list(_weight.shape) != [num_embeddings, embedding_dim]:
+            raise AssertionError("Shape of weight does not match num_embeddings and embedding_dim")
+        self.weight = Parameter(_weight) if _weight is not None else _param(num_embeddings, embedding_dim, device=device, dtype=dtype)
+        if _weight is None: self.reset_parameters()
         self.mode, self.sparse, self.include_last_offset = mode, sparse, include_last_offset
     def reset_parameters(self):
         "Re-draw the parameters (and reset the buffers) as PyTorch initialises a fresh EmbeddingBag."
