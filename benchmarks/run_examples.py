@@ -10,7 +10,12 @@ here. For each program this
    random draws (so the same initial weights, batches, noise and dropout masks) and records the first
    top-level module output, the losses of the first backwards, the gradients after the first backward,
    and the time between backwards; the table gives the largest differences and lit_torch's step time
-   over torch's (both with the probe's NumPy draws; the machine is shared, so ratios are rough).
+   over torch's (both with the probe's NumPy draws);
+3. where the float32 gradients differ by more than 1e-4 (relative), runs both again as a float64 oracle on the
+   same float32 weights and inputs (`examples_probe.py lit:float64 ...`), to say which float32 run is off;
+4. with `--repeat N`, times N more rounds over all programs, lit_torch and torch back to back in alternating
+   order, on one thread each (`--threads`), and reports the median ratio and its range (a shared machine
+   loads both alike).
 """
 import argparse, json, os, subprocess, sys, tempfile, time
 from pathlib import Path
@@ -78,8 +83,10 @@ def write_sine_data(path, n=8, length=60, period=20):
     lit_torch.save(np.sin(x / period).astype('float64'), path)
 
 
-def _env(spec, framework):
+def _env(spec, framework, threads=None):
     env = dict(os.environ, MPLBACKEND='Agg', FAKE_TORCHVISION_SIZE=str(spec.get('size', 256)), **spec.get('env', {}))
+    if threads:  # torch's intra-op pool and NumPy's BLAS alike
+        env.update({k: str(threads) for k in ('OMP_NUM_THREADS', 'OPENBLAS_NUM_THREADS', 'MKL_NUM_THREADS')})
     paths = [str(FAKE_TV)] + ([str(ROOT)] if framework == 'lit' else [])
     env['PYTHONPATH'] = os.pathsep.join(paths)
     return env
@@ -103,8 +110,28 @@ def prepare(work, spec, data):
     if spec.get('sine'): write_sine_data(Path(work) / 'traindata.pt')
 
 
-def run_program(name, examples, scratch, timeout=600):
-    "One program: the plain launcher run, then the probe under both frameworks. Returns a dict for the table."
+def probe(name, fw, examples, scratch, timeout=600, tag='', threads=None):
+    """One probe run of program `name` under `fw` ('lit', 'torch', or either with ':float64'); returns its record,
+    or (None, error text). Each framework and precision works in its own folder."""
+    spec, data = PROGRAMS[name], Path(scratch) / 'text'
+    work = Path(scratch) / (spec['needs'] if 'needs' in spec else name).replace(' ', '_')
+    base, _, precision = fw.partition(':')
+    label = base + (f'_{precision}' if precision else '') + tag
+    out, fw_work = Path(work) / f'probe_{label}.npz', Path(work) / f'compare_{label}'
+    prepare(fw_work, spec, data)
+    args = _fill(spec['compare'], data=data, work=work if 'needs' in spec else fw_work)
+    if 'needs' in spec and base == 'torch': args = args[:-1] + [str(Path(work) / f'gen_{label}.txt')]
+    if out.exists(): out.unlink()
+    script = str(Path(examples) / spec['script'])
+    rc, log, _ = _run([PY, str(PROBE), fw, str(out), str(spec['backwards']), script, *args], fw_work, _env(spec, base, threads), timeout)
+    if rc != 0 or not out.exists(): return None, f'{fw}: rc={rc}\n{log}'
+    return dict(np.load(out)), ''
+
+
+def run_program(name, examples, scratch, timeout=600, oracle_above=1e-4):
+    """One program: the plain launcher run, then the probe under both frameworks. Returns a dict for the table.
+    When the float32 gradients differ by more than `oracle_above` (relative), both frameworks run again as a
+    float64 oracle on the same float32 weights and inputs, to say which float32 run is off and by how much."""
     spec, data = PROGRAMS[name], Path(scratch) / 'text'
     if not data.exists(): data.mkdir(parents=True); write_text_data(data)
     work = Path(scratch) / (spec['needs'] if 'needs' in spec else name).replace(' ', '_')
@@ -117,16 +144,63 @@ def run_program(name, examples, scratch, timeout=600):
     if rc != 0: return res
     got = {}
     for fw in ('lit', 'torch'):
-        out = Path(work) / f'probe_{fw}.npz'
-        fw_work = Path(work) / f'compare_{fw}'
-        prepare(fw_work, spec, data)
-        args = _fill(spec['compare'], data=data, work=work if 'needs' in spec else fw_work)
-        if 'needs' in spec and fw == 'torch': args = args[:-1] + [str(Path(work) / 'gen_torch.txt')]
-        rc, log, _ = _run([PY, str(PROBE), fw, str(out), str(spec['backwards']), script, *args], fw_work, _env(spec, fw), timeout)
-        if rc != 0 or not out.exists(): res.update(compared=False, compare_error=f'{fw}: rc={rc}\n{log}'); return res
-        got[fw] = dict(np.load(out))
+        got[fw], err = probe(name, fw, examples, scratch, timeout)
+        if got[fw] is None: res.update(compared=False, compare_error=err); return res
     res.update(compared=True, **compare(got['lit'], got['torch']))
+    if isinstance(res.get('grad_rel'), float) and res['grad_rel'] > oracle_above:
+        for fw in ('lit', 'torch'):
+            got[fw + '64'], err = probe(name, fw + ':float64', examples, scratch, timeout)
+            if got[fw + '64'] is None: res.update(oracle_error=err); return res
+        res.update(grad64_rel=grad_rel(got['lit64'], got['torch64']), lit_vs_float64=grad_rel(got['lit'], got['torch64']),
+                   torch_vs_float64=grad_rel(got['torch'], got['torch64']))
     return res
+
+
+def step_times(r):
+    "Seconds between successive backwards, without the first (which includes warm-up)."
+    return np.diff(r['times'])[1:]
+
+
+def time_pair(name, examples, scratch, lit_first=True, timeout=600, threads=1):
+    """One lit_torch and one torch probe run back to back, each on `threads` threads (one by default: on a
+    shared machine a second thread mostly waits); returns (lit/torch step-time ratio, torch ms) or None."""
+    times = {}
+    for fw in (('lit', 'torch') if lit_first else ('torch', 'lit')):
+        rec, err = probe(name, fw, examples, scratch, timeout, tag='_timing', threads=threads)
+        if rec is None: return None
+        times[fw] = step_times(rec)
+    if not len(times['torch']) or len(times['lit']) != len(times['torch']): return None
+    return float(times['lit'].mean() / times['torch'].mean()), float(times['torch'].mean() * 1e3)
+
+
+def time_programs(names, examples, scratch, repeat=5, threads=1):
+    """Step-time ratios lit/torch, `repeat` rounds over all programs. Within a round each program runs lit then torch
+    or torch then lit (alternating by round), so the load of a shared machine falls on both frameworks alike.
+    Returns {name: [(ratio, torch_ms), ...]}."""
+    got = {n: [] for n in names if PROGRAMS[n]['backwards'] != 0}
+    for i in range(repeat):
+        for n in got:
+            pair = time_pair(n, examples, scratch, lit_first=i % 2 == 0, threads=threads)
+            if pair: got[n].append(pair)
+        print(f'timing round {i + 1}/{repeat} done', file=sys.stderr)
+    return got
+
+
+def add_timings(results, timings):
+    "Median and spread of the repeated ratios into each program's result."
+    for r in results:
+        pairs = timings.get(r['program'])
+        if not pairs: continue
+        ratios, ms = np.array([p[0] for p in pairs]), np.array([p[1] for p in pairs])
+        r.update(ratio=float(np.median(ratios)), ratio_min=float(ratios.min()), ratio_max=float(ratios.max()),
+                 n_timings=len(pairs), torch_ms=float(np.median(ms)))
+
+
+def grad_rel(a, b):
+    "Largest absolute difference over all gradients of records a and b, over b's largest gradient."
+    n = int(b['n_grads'])
+    return float(max(np.abs(a[f'grad{i}'] - b[f'grad{i}']).max() for i in range(n))
+                 / max(float(max(np.abs(b[f'grad{i}']).max() for i in range(n))), 1e-30))
 
 
 def compare(a, b):
@@ -146,8 +220,8 @@ def compare(a, b):
             if any(x.shape != y.shape for x, y in zip(ga, gb)): r['grad'] = 'shapes differ'
             else:
                 r['grad'] = float(max(np.abs(x - y).max() for x, y in zip(ga, gb)))
-                r['grad_rel'] = r['grad'] / max(float(max(np.abs(y).max() for y in gb)), 1e-30)
-    ta, tb = np.diff(a['times'])[1:], np.diff(b['times'])[1:]
+                r['grad_rel'] = grad_rel(a, b)
+    ta, tb = step_times(a), step_times(b)
     if len(ta) and len(ta) == len(tb): r['ratio'] = float(ta.mean() / tb.mean()); r['torch_ms'] = float(tb.mean() * 1e3)
     return r
 
@@ -157,7 +231,7 @@ def _fmt(v, f='{:.1e}'):
 
 
 def table(results):
-    lines = ['| program | runs? | max abs Δ output | max abs Δ loss, step 1 (first n) | max abs Δ grad (relative) | step time, lit/torch |',
+    lines = ['| program | runs? | max abs Δ output | max abs Δ loss, step 1 (first n) | max abs Δ grad (relative) | step time, lit/torch (median, range) |',
              '|---|---|---|---|---|---|']
     for r in results:
         runs = 'yes' if r['runs'] else f"no (rc {r['rc']})"
@@ -165,7 +239,11 @@ def table(results):
             lines.append(f"| {r['program']} | {runs} | - | - | - | - |"); continue
         loss = '-' if 'loss1' not in r else f"{_fmt(r['loss1'])} ({_fmt(r['losses'])}, n={r['n_losses']})"
         grad = _fmt(r.get('grad')) + (f" ({_fmt(r['grad_rel'])})" if 'grad_rel' in r else '')
-        ratio = '-' if 'ratio' not in r else f"{r['ratio']:.2f}x (torch {r['torch_ms']:.1f} ms)"
+        if 'lit_vs_float64' in r:
+            grad += f"; vs float64: lit {_fmt(r['lit_vs_float64'])}, torch {_fmt(r['torch_vs_float64'])}"
+        ratio = '-' if 'ratio' not in r else f"{r['ratio']:.2f}x"
+        if 'n_timings' in r: ratio += f" ({r['ratio_min']:.2f}–{r['ratio_max']:.2f}, n={r['n_timings']})"
+        if 'ratio' in r: ratio += f" (torch {r['torch_ms']:.1f} ms)"
         lines.append(f"| {r['program']} | {runs} | {_fmt(r.get('out'))} | {loss} | {grad} | {ratio} |")
     return '\n'.join(lines)
 
@@ -176,6 +254,9 @@ def main():
     ap.add_argument('--only', nargs='*', default=None)
     ap.add_argument('--json', default=None)
     ap.add_argument('--scratch', default=None)
+    ap.add_argument('--threads', type=int, default=1, help='threads for the timing rounds, both frameworks (default 1)')
+    ap.add_argument('--repeat', type=int, default=1, help='timing rounds over all programs, interleaved (default 1: '
+                    'the ratio of the comparison run only)')
     opts = ap.parse_args()
     if not opts.examples or not Path(opts.examples, 'mnist', 'main.py').exists():
         sys.exit('need a pytorch/examples checkout: --examples DIR or LIT_TORCH_EXAMPLES')
@@ -187,6 +268,8 @@ def main():
         status = 'ok' if r['runs'] and r.get('compared') else ('runs; compare failed' if r['runs'] else 'FAILED')
         print(f"{name}: {status} ({r['seconds']} s)", file=sys.stderr)
         if status != 'ok': print((r.get('compare_error') or r['log'])[-1500:], file=sys.stderr)
+    if opts.repeat > 1:
+        add_timings(results, time_programs([r['program'] for r in results if r.get('compared')], opts.examples, scratch, opts.repeat, opts.threads))
     print(table(results))
     if opts.json: Path(opts.json).write_text(json.dumps(results, indent=1, default=str))
 

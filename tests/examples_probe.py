@@ -12,17 +12,32 @@ The program's files are not touched. The probe patches the framework it runs on,
   and every `Tensor.backward` is timed; the first backward's loss and the parameters' gradients right
   after it are saved, with the losses of the first few backwards;
 - after MAX_BACKWARDS backward calls (0: no limit) the program is stopped.
-Python's `random` and NumPy's global generator are seeded too (siamese_network draws from `random`)."""
+Python's `random` and NumPy's global generator are seeded too (siamese_network draws from `random`).
+
+    python tests/examples_probe.py {lit,torch}:float64 ...
+
+runs the same program as a float64 oracle: the default dtype is float64, `torch.float` and `Tensor.float()`
+mean float64, and every draw is rounded to float32 first, so the weights and inputs are exactly those of
+the float32 run. Its gradients are the float32 runs' truth, up to float64 rounding: when lit_torch and
+torch differ in float32, it says which of the two is off (a ReLU whose input is within rounding of 0
+takes a different branch in each; see nbs/17a_runs_your_code)."""
 import math, os, random, runpy, sys, time, traceback
 import numpy as np
 
 framework, out_path, max_backwards = sys.argv[1], sys.argv[2], int(sys.argv[3])
+framework, _, precision = framework.partition(':')
+FLOAT64 = precision == 'float64'
 argv = sys.argv[4:]
 if framework == 'lit':
     import lit_torch.run
     lit_torch.run.install()
 import torch
 import torch.nn.functional as F
+
+if FLOAT64:
+    torch.set_default_dtype(torch.float64)
+    torch.float = torch.float32 = torch.float64
+    torch.Tensor.float = torch.Tensor.double
 
 _rng = np.random.default_rng(20240601)
 random.seed(0); np.random.seed(0)
@@ -38,7 +53,14 @@ def _dtype(kw, default=None):
     return kw.get('dtype') or default or torch.get_default_dtype()
 
 
+def _float32(a):
+    "A draw as the float32 run sees it (the float64 oracle starts from the same rounded numbers)."
+    a = np.asarray(a)
+    return a.astype(np.float32).astype(np.float64) if FLOAT64 and a.dtype.kind == 'f' else a
+
+
 def _make(a, kw, default=None):
+    a = _float32(a)
     t = torch.from_numpy(np.ascontiguousarray(a)).to(_dtype(kw, default))
     return t.requires_grad_() if kw.get('requires_grad') else t
 
@@ -73,7 +95,7 @@ def multinomial(input, num_samples, replacement=False, **kw):
 
 
 def _filled(self, a):
-    with torch.no_grad(): self.copy_(torch.from_numpy(np.asarray(a)).to(self.dtype))
+    with torch.no_grad(): self.copy_(torch.from_numpy(_float32(a)).to(self.dtype))
     return self
 
 

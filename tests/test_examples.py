@@ -38,4 +38,9 @@ def test_example(name, scratch):
     if 'loss1' in r: assert r['loss1'] < 1e-4 * max(1.0, abs(r.get('loss1', 0))), r
     if 'grad' in r:
         assert isinstance(r['grad'], float), r
-        assert r['grad_rel'] < 1e-2, r  # float32 summation order can flip a ReLU at ~1e-8 and move a gradient (see the docs page)
+        if r['grad_rel'] >= 1e-4:
+            # float32 summation order can put a ReLU's input on the other side of 0 in one framework (siamese_network:
+            # +8.5e-7 in lit_torch, -5.1e-7 in torch, +1.17e-6 in float64); then the float64 oracle decides
+            assert 'lit_vs_float64' in r, r.get('oracle_error', r)
+            assert r['grad64_rel'] < 1e-10, r
+            assert r['lit_vs_float64'] < 1e-4, r
