@@ -218,15 +218,14 @@ class _MPIGroup(ProcessGroup):
     def free(self):
         if not self.MPI.Is_finalized(): self.comm.Free()
 
-# %% ../../nbs/12_distributed.ipynb #2ed7f446
+# %% ../../nbs/12_distributed.ipynb #0c87f3fa
 class _CudaRequest:
-    "An MPI-request look-alike for work queued on a CUDA stream."
-    def __init__(self, stream):
-        import cupy
-        self.event = cupy.cuda.Event(); self.event.record(stream)
+    "An MPI-request look-alike for NCCL work queued on a CUDA stream: `Test()` asks the event recorded after it."
+    def __init__(self, event): self.event = event
     def Wait(self): self.event.synchronize()
     def Test(self): return self.event.done
 
+# %% ../../nbs/12_distributed.ipynb #7e2e3246
 class _NCCLGroup(_MPIGroup):
     "A process group whose CuPy tensors go through NCCL (`cupy.cuda.nccl`); MPI bootstraps it."
     def __init__(self, comm, ranks):
@@ -246,62 +245,64 @@ class _NCCLGroup(_MPIGroup):
         return {'float16': n.NCCL_FLOAT16, 'float32': n.NCCL_FLOAT32, 'float64': n.NCCL_FLOAT64, 'int32': n.NCCL_INT32,
                 'int64': n.NCCL_INT64, 'uint8': n.NCCL_UINT8, 'int8': n.NCCL_INT8, 'bool': n.NCCL_UINT8}[a.dtype.name]
     def _gpu(self, a): return type(a).__module__.startswith('cupy')
-    def _done(self, async_op):
+    def _collective(self, call):
+        "Queue `call(stream_ptr)` (NCCL calls) on the current stream; the request is an event recorded after them."
         s = self.cupy.cuda.get_current_stream()
-        if async_op: return [_CudaRequest(s)]
-        s.synchronize(); return []
-    def allreduce(self, buf, op, async_op):
-        if not self._gpu(buf): return super().allreduce(buf, op, async_op)
-        s = self.cupy.cuda.get_current_stream().ptr
-        self.nccl_comm.allReduce(buf.data.ptr, buf.data.ptr, buf.size, self._dt(buf), self._nops[int(op)], s)
-        return self._done(async_op)
-    def broadcast(self, buf, root, async_op):
-        if not self._gpu(buf): return super().broadcast(buf, root, async_op)
-        self.nccl_comm.broadcast(buf.data.ptr, buf.data.ptr, buf.size, self._dt(buf), root, self.cupy.cuda.get_current_stream().ptr)
-        return self._done(async_op)
-    def reduce(self, buf, op, root, async_op):
-        if not self._gpu(buf): return super().reduce(buf, op, root, async_op)
-        self.nccl_comm.reduce(buf.data.ptr, buf.data.ptr, buf.size, self._dt(buf), self._nops[int(op)], root,
-                              self.cupy.cuda.get_current_stream().ptr)
-        return self._done(async_op)
-    def allgather(self, send, recv, async_op):
-        if not self._gpu(send): return super().allgather(send, recv, async_op)
-        self.nccl_comm.allGather(send.data.ptr, recv.data.ptr, send.size, self._dt(send), self.cupy.cuda.get_current_stream().ptr)
-        return self._done(async_op)
-    def reduce_scatter(self, send, recv, op, async_op):
-        if not self._gpu(send): return super().reduce_scatter(send, recv, op, async_op)
-        self.nccl_comm.reduceScatter(send.data.ptr, recv.data.ptr, recv.size, self._dt(send), self._nops[int(op)],
-                                     self.cupy.cuda.get_current_stream().ptr)
-        return self._done(async_op)
-    def _p2p(self, fn):
-        self.nccl.groupStart(); fn(); self.nccl.groupEnd()
-    def gather(self, send, recv, root, async_op):
-        if not self._gpu(send): return super().gather(send, recv, root, async_op)
-        s, dt, n = self.cupy.cuda.get_current_stream().ptr, self._dt(send), send.size
-        def go():
-            if self._rank == root:
-                for r in range(self._size): self.nccl_comm.recv(recv.data.ptr + r * send.nbytes, n, dt, r, s)
-            self.nccl_comm.send(send.data.ptr, n, dt, root, s)
-        self._p2p(go)
-        return self._done(async_op)
-    def scatter(self, send, recv, root, async_op):
-        if not self._gpu(recv): return super().scatter(send, recv, root, async_op)
-        s, dt, n = self.cupy.cuda.get_current_stream().ptr, self._dt(recv), recv.size
-        def go():
-            if self._rank == root:
-                for r in range(self._size): self.nccl_comm.send(send.data.ptr + r * recv.nbytes, n, dt, r, s)
-            self.nccl_comm.recv(recv.data.ptr, n, dt, root, s)
-        self._p2p(go)
-        return self._done(async_op)
-    def send(self, buf, dst, tag, async_op):
-        if not self._gpu(buf): return super().send(buf, dst, tag, async_op)
-        self.nccl_comm.send(buf.data.ptr, buf.size, self._dt(buf), dst, self.cupy.cuda.get_current_stream().ptr)
-        return self._done(async_op)
-    def recv(self, buf, src, tag, async_op):
-        if not self._gpu(buf): return super().recv(buf, src, tag, async_op)
-        if src is None: raise RuntimeError("the NCCL backend needs an explicit src for recv")
-        self.nccl_comm.recv(buf.data.ptr, buf.size, self._dt(buf), src, self.cupy.cuda.get_current_stream().ptr)
-        return self._done(async_op), None
+        call(s.ptr)
+        event = self.cupy.cuda.Event(disable_timing=True)
+        event.record(s)
+        return [_CudaRequest(event)]
+    def abort(self):
+        "Abort the NCCL communicator (its kernels stop waiting for peers), then the whole job, as the MPI group does."
+        try: self.nccl_comm.abort()
+        except Exception: pass
+        super().abort()
+
+# %% ../../nbs/12_distributed.ipynb #1374d188
+def _nccl_allreduce(self, buf, op, async_op):
+    if not self._gpu(buf): return _MPIGroup.allreduce(self, buf, op, async_op)
+    return self._collective(lambda s: self.nccl_comm.allReduce(buf.data.ptr, buf.data.ptr, buf.size, self._dt(buf), self._nops[int(op)], s))
+def _nccl_broadcast(self, buf, root, async_op):
+    if not self._gpu(buf): return _MPIGroup.broadcast(self, buf, root, async_op)
+    return self._collective(lambda s: self.nccl_comm.broadcast(buf.data.ptr, buf.data.ptr, buf.size, self._dt(buf), root, s))
+def _nccl_reduce(self, buf, op, root, async_op):
+    if not self._gpu(buf): return _MPIGroup.reduce(self, buf, op, root, async_op)
+    return self._collective(lambda s: self.nccl_comm.reduce(buf.data.ptr, buf.data.ptr, buf.size, self._dt(buf), self._nops[int(op)], root, s))
+def _nccl_allgather(self, send, recv, async_op):
+    if not self._gpu(send): return _MPIGroup.allgather(self, send, recv, async_op)
+    return self._collective(lambda s: self.nccl_comm.allGather(send.data.ptr, recv.data.ptr, send.size, self._dt(send), s))
+def _nccl_reduce_scatter(self, send, recv, op, async_op):
+    if not self._gpu(send): return _MPIGroup.reduce_scatter(self, send, recv, op, async_op)
+    return self._collective(lambda s: self.nccl_comm.reduceScatter(send.data.ptr, recv.data.ptr, recv.size, self._dt(send),
+                                                                    self._nops[int(op)], s))
+_NCCLGroup.allreduce, _NCCLGroup.broadcast, _NCCLGroup.reduce = _nccl_allreduce, _nccl_broadcast, _nccl_reduce
+_NCCLGroup.allgather, _NCCLGroup.reduce_scatter = _nccl_allgather, _nccl_reduce_scatter
+
+# %% ../../nbs/12_distributed.ipynb #f4aee642
+def _nccl_p2p(self, pairs):
+    "Queue `(send?, ptr, count, dtype, peer)` transfers as one NCCL group on the current stream."
+    def call(s):
+        self.nccl.groupStart()
+        for is_send, ptr, n, dt, peer in pairs: (self.nccl_comm.send if is_send else self.nccl_comm.recv)(ptr, n, dt, peer, s)
+        self.nccl.groupEnd()
+    return self._collective(call)
+def _nccl_gather(self, send, recv, root, async_op):
+    if not self._gpu(send): return _MPIGroup.gather(self, send, recv, root, async_op)
+    recvs = [(False, recv.data.ptr + r * send.nbytes, send.size, self._dt(send), r) for r in range(self._size)] if self._rank == root else []
+    return self._p2p(recvs + [(True, send.data.ptr, send.size, self._dt(send), root)])
+def _nccl_scatter(self, send, recv, root, async_op):
+    if not self._gpu(recv): return _MPIGroup.scatter(self, send, recv, root, async_op)
+    sends = [(True, send.data.ptr + r * recv.nbytes, recv.size, self._dt(recv), r) for r in range(self._size)] if self._rank == root else []
+    return self._p2p(sends + [(False, recv.data.ptr, recv.size, self._dt(recv), root)])
+def _nccl_send(self, buf, dst, tag, async_op):
+    if not self._gpu(buf): return _MPIGroup.send(self, buf, dst, tag, async_op)
+    return self._p2p([(True, buf.data.ptr, buf.size, self._dt(buf), dst)])
+def _nccl_recv(self, buf, src, tag, async_op):
+    if not self._gpu(buf): return _MPIGroup.recv(self, buf, src, tag, async_op)
+    if src is None: raise RuntimeError("the NCCL backend needs an explicit src for recv")
+    return self._p2p([(False, buf.data.ptr, buf.size, self._dt(buf), src)]), None
+_NCCLGroup._p2p, _NCCLGroup.gather, _NCCLGroup.scatter = _nccl_p2p, _nccl_gather, _nccl_scatter
+_NCCLGroup.send, _NCCLGroup.recv = _nccl_send, _nccl_recv
 
 # %% ../../nbs/12_distributed.ipynb #96f24700
 _default_pg = None          # the default group, once init_process_group ran
