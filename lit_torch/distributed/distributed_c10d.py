@@ -74,7 +74,7 @@ def _wait(pg, requests, op, timeout=None):
         if elapsed > limit:
             rank = pg._ranks[pg.rank()] if pg is not None else '?'
             msg = (f"[Rank {rank}] Timed out waiting {int(limit * 1000)}ms for {op} operation to complete: it ran for "
-                   f"{int(elapsed * 1000)} milliseconds (process group of size {pg.size()}). Another rank died, left early, "
+                   f"{int(elapsed * 1000)} milliseconds (process group of size {pg.size() if pg is not None else '?'}). Another rank died, left early, "
                    f"or is waiting in a different collective; the job will be aborted.")
             if pg is not None: _abort_soon(pg)
             raise DistBackendError(msg)
@@ -160,7 +160,7 @@ class _LocalGroup(ProcessGroup):
     def abort(self): os._exit(1)
     def free(self): pass
 
-# %% ../../nbs/12_distributed.ipynb #21fda0d6
+# %% ../../nbs/12_distributed.ipynb #5256e521
 class _StatusRequest:
     "An MPI receive request that fills `status` (the sender) when it completes."
     def __init__(self, req, status): self.req, self.status = req, status
@@ -198,25 +198,31 @@ class _MPIGroup(ProcessGroup):
         status = self.MPI.Status()
         src = self.MPI.ANY_SOURCE if src is None else src
         return [_StatusRequest(self.comm.Irecv(buf, src, tag), status)], status
-    def allgather_object(self, obj):
-        "Pickle, exchange the sizes, then the bytes: two nonblocking all-gathers under the timeout."
-        data = np.frombuffer(pickle.dumps(obj), np.uint8)
-        sizes = np.zeros(self._size, np.int64)
-        _wait(self, [self.comm.Iallgather(np.array([data.size], np.int64), sizes)], 'all_gather_object')
-        displs = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
-        out = np.empty(max(int(sizes.sum()), 1), np.uint8)
-        _wait(self, [self.comm.Iallgatherv(data, [out, (sizes.tolist(), displs.tolist()), self.MPI.BYTE])], 'all_gather_object')
-        return [pickle.loads(out[o:o + s].tobytes()) for o, s in zip(displs, sizes)]
-    def broadcast_object(self, obj, root):
-        data = np.frombuffer(pickle.dumps(obj), np.uint8) if self._rank == root else None
-        size = np.array([0 if data is None else data.size], np.int64)
-        _wait(self, [self.comm.Ibcast(size, root=root)], 'broadcast_object_list')
-        buf = data.copy() if data is not None else np.empty(int(size[0]), np.uint8)
-        _wait(self, [self.comm.Ibcast(buf, root=root)], 'broadcast_object_list')
-        return pickle.loads(buf.tobytes())
     def abort(self): self.MPI.COMM_WORLD.Abort(1)
     def free(self):
         if not self.MPI.Is_finalized(): self.comm.Free()
+
+# %% ../../nbs/12_distributed.ipynb #a16f9de1
+def _allgather_object(self, obj):
+    "Pickle, exchange the sizes, then the bytes: two nonblocking all-gathers under the timeout."
+    data = np.frombuffer(pickle.dumps(obj), np.uint8)
+    sizes = np.zeros(self._size, np.int64)
+    _wait(self, [self.comm.Iallgather(np.array([data.size], np.int64), sizes)], 'all_gather_object')
+    displs = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
+    out = np.empty(max(int(sizes.sum()), 1), np.uint8)
+    _wait(self, [self.comm.Iallgatherv(data, [out, (sizes.tolist(), displs.tolist()), self.MPI.BYTE])], 'all_gather_object')
+    return [pickle.loads(out[o:o + s].tobytes()) for o, s in zip(displs, sizes)]
+
+def _broadcast_object(self, obj, root):
+    "The size from `root`, then its pickled bytes."
+    data = np.frombuffer(pickle.dumps(obj), np.uint8) if self._rank == root else None
+    size = np.array([0 if data is None else data.size], np.int64)
+    _wait(self, [self.comm.Ibcast(size, root=root)], 'broadcast_object_list')
+    buf = data.copy() if data is not None else np.empty(int(size[0]), np.uint8)
+    _wait(self, [self.comm.Ibcast(buf, root=root)], 'broadcast_object_list')
+    return pickle.loads(buf.tobytes())
+
+_MPIGroup.allgather_object, _MPIGroup.broadcast_object = _allgather_object, _broadcast_object
 
 # %% ../../nbs/12_distributed.ipynb #0c87f3fa
 class _CudaRequest:
@@ -400,7 +406,7 @@ def init_process_group(backend=None, init_method=None, timeout=None, world_size=
         raise RuntimeError(f"init_process_group(backend={backend!r}) with world_size={world_size} needs mpi4py: "
                            "install the distributed extra with pip install 'lit_torch[dist]' (mpi4py and mpich)")
     pg._timeout = _timeout_seconds(timeout)
-    if isinstance(pg, _MPIGroup) and pg.size() > 1: _unlink_mpich_shm(pg)
+    if isinstance(pg, _MPIGroup): _unlink_mpich_shm(pg)  # a world of one (MPI's singleton) has its file too
     _default_pg = pg
     _pg_names[pg] = group_name or '0'
     if pg.size() > 1 and sys.excepthook is not _abort_on_exception:
