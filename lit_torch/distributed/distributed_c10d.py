@@ -347,6 +347,7 @@ def is_initialized():
 def _not_initialized():
     return ValueError("Default process group has not been initialized, please make sure to call init_process_group.")
 
+# %% ../../nbs/12_distributed.ipynb #136c4651
 def _abort_on_exception(exc_type, exc, tb):
     "Print the uncaught exception, then abort the whole MPI job so no other rank hangs."
     if _saved_excepthook not in (None, sys.__excepthook__): _saved_excepthook(exc_type, exc, tb)
@@ -380,6 +381,21 @@ def _unlink_mpich_shm(pg):
         except OSError: pass
 
 # %% ../../nbs/12_distributed.ipynb #7d932f89
+def _new_process_group_helper(backend, world_size, rank):
+    "The world's group: MPI's world (checked against `world_size` and `rank`), or a world of one without mpi4py."
+    if is_mpi_available():
+        comm = _mpi().COMM_WORLD.Dup()
+        size, me = comm.Get_size(), comm.Get_rank()
+        if world_size not in (-1, size) or rank not in (-1, me): comm.Free()
+        if world_size not in (-1, size):
+            raise ValueError(f"world_size={world_size} was requested but MPI launched {size} processes; "
+                             f"start the job with mpiexec -n {world_size} (or python -m lit_torch.distributed.run)")
+        if rank not in (-1, me): raise ValueError(f"rank={rank} was requested but MPI gave this process rank {me}")
+        return (_NCCLGroup if backend == 'nccl' else _MPIGroup)(comm, range(size))
+    if world_size in (-1, 1) and backend != 'nccl': return _LocalGroup()
+    raise RuntimeError(f"init_process_group(backend={backend!r}) with world_size={world_size} needs mpi4py: "
+                       "install the distributed extra with pip install 'lit_torch[dist]' (mpi4py and mpich)")
+
 def init_process_group(backend=None, init_method=None, timeout=None, world_size=-1, rank=-1, store=None,
                        group_name='', pg_options=None, device_id=None):
     "Make the default process group: MPI (or NCCL for CuPy tensors); rank and size come from the MPI launcher."
@@ -389,22 +405,7 @@ def init_process_group(backend=None, init_method=None, timeout=None, world_size=
     if init_method is not None and init_method.startswith('env://') or init_method is None and store is None:
         if world_size == -1: world_size = _env_int('WORLD_SIZE')
         if rank == -1: rank = _env_int('RANK')
-    if is_mpi_available():
-        MPI = _mpi()
-        comm = MPI.COMM_WORLD.Dup()
-        pg_cls = _NCCLGroup if backend == 'nccl' else _MPIGroup
-        size, me = comm.Get_size(), comm.Get_rank()
-        if world_size not in (-1, size) or rank not in (-1, me): comm.Free()
-        if world_size not in (-1, size):
-            raise ValueError(f"world_size={world_size} was requested but MPI launched {size} processes; "
-                             f"start the job with mpiexec -n {world_size} (or python -m lit_torch.distributed.run)")
-        if rank not in (-1, me): raise ValueError(f"rank={rank} was requested but MPI gave this process rank {me}")
-        pg = pg_cls(comm, range(comm.Get_size()))
-    elif world_size in (-1, 1) and backend != 'nccl':
-        pg = _LocalGroup()
-    else:
-        raise RuntimeError(f"init_process_group(backend={backend!r}) with world_size={world_size} needs mpi4py: "
-                           "install the distributed extra with pip install 'lit_torch[dist]' (mpi4py and mpich)")
+    pg = _new_process_group_helper(backend, world_size, rank)
     pg._timeout = _timeout_seconds(timeout)
     if isinstance(pg, _MPIGroup): _unlink_mpich_shm(pg)  # a world of one (MPI's singleton) has its file too
     _default_pg = pg
@@ -412,6 +413,7 @@ def init_process_group(backend=None, init_method=None, timeout=None, world_size=
     if pg.size() > 1 and sys.excepthook is not _abort_on_exception:
         _saved_excepthook, sys.excepthook = sys.excepthook, _abort_on_exception
 
+# %% ../../nbs/12_distributed.ipynb #beebb94c
 def _default():
     if _default_pg is None: raise _not_initialized()
     return _default_pg
@@ -435,6 +437,7 @@ def destroy_process_group(group=None):
     elif group != GroupMember.NON_GROUP_MEMBER:
         group.free(); _pg_names.pop(group, None)
 
+# %% ../../nbs/12_distributed.ipynb #5f865ffa
 def get_rank(group=None):
     "This process's rank in `group` (the default group when None); -1 if it is not a member."
     pg = _resolve(group)
@@ -563,6 +566,11 @@ def _fill_list(tensor_list, out):
         with device_context(t._device): t._data[...] = _to_like(o, t._data)
         t._version[0] += 1
 
+def _empty_like_stack(a, n):
+    xp = sys.modules['cupy'] if type(a).__module__.startswith('cupy') else np
+    return xp.empty((n,) + a.shape, a.dtype)
+
+# %% ../../nbs/12_distributed.ipynb #c46d677e
 def all_gather(tensor_list, tensor, group=None, async_op=False):
     "Fill `tensor_list[r]` with rank r's `tensor`, on every rank."
     _check_tensor(tensor)
@@ -572,10 +580,6 @@ def all_gather(tensor_list, tensor, group=None, async_op=False):
     a, _ = pg._buffer(tensor)
     out = _empty_like_stack(a, pg.size())
     return _run(pg.allgather(a, out, async_op), lambda: _fill_list(tensor_list, out), async_op, keep=(a, out), pg=pg, op='all_gather')
-
-def _empty_like_stack(a, n):
-    xp = sys.modules['cupy'] if type(a).__module__.startswith('cupy') else np
-    return xp.empty((n,) + a.shape, a.dtype)
 
 def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=False):
     "Gather every rank's `input_tensor` into `output_tensor`, stacked or concatenated along dim 0."
@@ -592,6 +596,7 @@ def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=Fal
     out, copied = pg._buffer(output_tensor)
     return _run(pg.allgather(a, out, async_op), lambda: _writeback(output_tensor, out, copied), async_op, keep=(a, out), pg=pg, op='all_gather_into_tensor')
 
+# %% ../../nbs/12_distributed.ipynb #e2c870f6
 def gather(tensor, gather_list=None, dst=None, group=None, async_op=False, group_dst=None):
     "Collect every rank's `tensor` into `gather_list` on rank `dst`."
     _check_tensor(tensor)
@@ -622,6 +627,7 @@ def scatter(tensor, scatter_list=None, src=None, group=None, async_op=False, gro
         send = xp.stack([pg._buffer(t)[0] for t in scatter_list])
     return _run(pg.scatter(send, a, root, async_op), lambda: _writeback(tensor, a, copied), async_op, keep=(a, send), pg=pg, op='scatter')
 
+# %% ../../nbs/12_distributed.ipynb #fc4deab1
 def reduce_scatter(output, input_list, op=ReduceOp.SUM, group=None, async_op=False):
     "Reduce `input_list[r]` across ranks into `output` on rank r."
     _check_tensor(output, 'output')
@@ -652,6 +658,11 @@ def reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op=F
     return _run(pg.reduce_scatter(send, out, op, async_op), finish, async_op, keep=(send, out), pg=pg, op='reduce_scatter_tensor')
 
 # %% ../../nbs/12_distributed.ipynb #240494f7
+def _check_not_self_rank(group, rank, rank_type):
+    "PyTorch refuses a message to or from oneself (it could only deadlock)."
+    if group.rank() == rank:
+        raise ValueError(f"Invalid {rank_type} rank: {rank_type} rank should not be the same as the rank of the current process.")
+
 def send(tensor, dst=None, group=None, tag=0, group_dst=None):
     "Send `tensor` to rank `dst`, blocking until the message is taken."
     isend(tensor, dst, group, tag, group_dst).wait()
@@ -661,8 +672,10 @@ def isend(tensor, dst=None, group=None, tag=0, group_dst=None):
     _check_tensor(tensor)
     pg = _resolve(group)
     if pg is None: return None
+    peer = _root(pg, dst, group_dst, 'dst')
+    _check_not_self_rank(pg, peer, 'destination')
     a, _ = pg._buffer(tensor)
-    return Work(pg.send(a, _root(pg, dst, group_dst, 'dst'), tag, True), None, a, pg, 'send')
+    return Work(pg.send(a, peer, tag, True), None, a, pg, 'send')
 
 def recv(tensor, src=None, group=None, tag=0, group_src=None):
     "Receive into `tensor` from rank `src` (any rank when None); returns the sender's global rank."
@@ -670,6 +683,7 @@ def recv(tensor, src=None, group=None, tag=0, group_src=None):
     pg = _resolve(group)
     if pg is None: return -1
     root = None if src is None and group_src is None else _root(pg, src, group_src, 'src')
+    if root is not None: _check_not_self_rank(pg, root, 'source')
     a, copied = pg._buffer(tensor)
     reqs, status = pg.recv(a, root, tag, False)
     _wait(pg, reqs, 'recv')
@@ -683,10 +697,12 @@ def irecv(tensor, src=None, group=None, tag=0, group_src=None):
     pg = _resolve(group)
     if pg is None: return None
     root = None if src is None and group_src is None else _root(pg, src, group_src, 'src')
+    if root is not None: _check_not_self_rank(pg, root, 'source')
     a, copied = pg._buffer(tensor)
     reqs, _ = pg.recv(a, root, tag, True)
     return Work(reqs, lambda: _writeback(tensor, a, copied), a, pg, 'recv')
 
+# %% ../../nbs/12_distributed.ipynb #63476e30
 def barrier(group=None, async_op=False, device_ids=None, timeout=None):
     "Wait until every rank of the group reaches this call."
     pg = _resolve(group)
