@@ -94,13 +94,7 @@ class DistributedDataParallel(Module):
 
     def forward(self, *inputs, **kwargs):
         "Apply this DistributedDataParallel to its inputs, as the class describes."
-        if self._expect_hooks and self._n_ready > 0:
-            raise RuntimeError(
-                "Expected to have finished reduction in the prior iteration before starting a new one. This error indicates "
-                "that your module has parameters that were not used in producing loss. You can enable unused parameter "
-                "detection by passing the keyword argument `find_unused_parameters=True` to "
-                "`torch.nn.parallel.DistributedDataParallel`. Parameters that did not receive grad: "
-                + ", ".join(self._names_of(p for b in self._buckets if b.pending for p in b.params if not _marked(b, p))))
+        if self._expect_hooks and self._n_ready > 0: self._ensure_prior_reduction_finished()
         if self.broadcast_buffers and self.require_forward_param_sync:
             self._sync_tensors(list(self.module.buffers()))
         out = self.module(*inputs, **kwargs)
@@ -147,6 +141,16 @@ def _sync_tensors(self, tensors):
                 t._data[...] = flat._data[off:off + t._data.size].reshape(t._data.shape); off += t._data.size
                 t._version[0] += 1
 
+def _ensure_prior_reduction_finished(self):
+    "Reducer::ensure_prior_reduction_finished: a bucket still waits for a gradient from the last backward."
+    raise RuntimeError(
+        "Expected to have finished reduction in the prior iteration before starting a new one. This error indicates "
+        "that your module has parameters that were not used in producing loss. You can enable unused parameter "
+        "detection by passing the keyword argument `find_unused_parameters=True` to "
+        "`torch.nn.parallel.DistributedDataParallel`. Parameters that did not receive grad: "
+        + ", ".join(self._names_of(p for b in self._buckets if b.pending for p in b.params if not _marked(b, p))))
+
+DistributedDataParallel._ensure_prior_reduction_finished = _ensure_prior_reduction_finished
 DistributedDataParallel._verify_params_across_processes = _verify_params_across_processes
 DistributedDataParallel._sync_tensors = _sync_tensors
 
