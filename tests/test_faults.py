@@ -247,8 +247,9 @@ def test_nccl_wait_times_out_and_ends_the_job(clean, tmp_path, op, peer):
     out = p.stdout + p.stderr
     assert p.returncode != 0, out
     assert 'DONE 0' not in out, out
-    what = 'recv' if op == 'recv' else 'all_reduce'
-    assert 'DistBackendError' in out and f'Timed out waiting 3000ms for {what} operation' in out and '[Rank 0]' in out, out
+    what = 'RECV' if op == 'recv' else 'ALLREDUCE'   # torch's watchdog words, with the work's sequence number
+    assert 'DistBackendError: [Rank 0] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=' in out, out
+    assert f'OpType={what}, Timeout(ms)=3000) ran for ' in out and 'milliseconds before timing out' in out, out
     lines = [(tmp_path / f'rank{r}').read_text().split() for r in (0, 1)]
     assert wait_gone([int(l[0]) for l in lines], 10) == []
     names = {os.path.basename(n) for l in lines for n in l[1:]}

@@ -72,12 +72,16 @@ def _wait(pg, requests, op, timeout=None):
         if spins > 200: time.sleep(0.001)
         elapsed = time.monotonic() - start
         if elapsed > limit:
-            rank = pg._ranks[pg.rank()] if pg is not None else '?'
-            msg = (f"[Rank {rank}] Timed out waiting {int(limit * 1000)}ms for {op} operation to complete: it ran for "
-                   f"{int(elapsed * 1000)} milliseconds (process group of size {pg.size() if pg is not None else '?'}). Another rank died, left early, "
-                   f"or is waiting in a different collective; the job will be aborted.")
+            words = getattr(pg, '_watchdog_message', None) or (lambda *a: _timeout_message(pg, *a))
             if pg is not None: _abort_soon(pg)
-            raise DistBackendError(msg)
+            raise DistBackendError(words(op, int(limit * 1000), int(elapsed * 1000), pending))
+
+def _timeout_message(pg, op, limit_ms, elapsed_ms, pending):
+    "What a timed-out wait says: the rank, the operation, the deadline and the time it waited."
+    rank, size = (pg._ranks[pg.rank()], pg.size()) if pg is not None else ('?', '?')
+    return (f"[Rank {rank}] Timed out waiting {limit_ms}ms for {op} operation to complete: it ran for {elapsed_ms} "
+            f"milliseconds (process group of size {size}). Another rank died, left early, or is waiting in a different "
+            f"collective; the job will be aborted.")
 
 # %% ../../nbs/12_distributed.ipynb #f389d2f0
 class Work:
@@ -227,7 +231,7 @@ _MPIGroup.allgather_object, _MPIGroup.broadcast_object = _allgather_object, _bro
 # %% ../../nbs/12_distributed.ipynb #0c87f3fa
 class _CudaRequest:
     "An MPI-request look-alike for NCCL work queued on a CUDA stream: `Test()` asks the event recorded after it."
-    def __init__(self, event): self.event = event
+    def __init__(self, event, seq=0): self.event, self.seq = event, seq
     def Wait(self): self.event.synchronize()
     def Test(self): return self.event.done
 
@@ -257,7 +261,14 @@ class _NCCLGroup(_MPIGroup):
         call(s.ptr)
         event = self.cupy.cuda.Event(disable_timing=True)
         event.record(s)
-        return [_CudaRequest(event)]
+        self._seq = getattr(self, '_seq', 0) + 1   # PyTorch numbers a group's NCCL works from 1
+        return [_CudaRequest(event, self._seq)]
+    def _watchdog_message(self, op, limit_ms, elapsed_ms, pending):
+        "PyTorch's NCCL watchdog's words (log tools look for them), naming the work that did not finish."
+        kind = {'all_gather_into_tensor': '_ALLGATHER_BASE', 'reduce_scatter_tensor': '_REDUCE_SCATTER_BASE'}.get(op, op.replace('_', '').upper())
+        return (f"[Rank {self._ranks[self._rank]}] Watchdog caught collective operation timeout: WorkNCCL(SeqNum="
+                f"{getattr(pending[0], 'seq', 0)}, OpType={kind}, Timeout(ms)={limit_ms}) ran for {elapsed_ms} milliseconds "
+                "before timing out. The NCCL communicator and the job will be aborted.")
     def abort(self):
         "Abort the NCCL communicator (its kernels stop waiting for peers), then the whole job, as the MPI group does."
         try: self.nccl_comm.abort()
