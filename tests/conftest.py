@@ -68,7 +68,41 @@ def fake_cupy(monkeypatch):
         sys.modules.update(saved)
 
 
+# ---------------------------------------------------------------- nothing left in /dev/shm
+# The run must leave no MPICH node file (mpich_shm_*) and no lit_torch block (lt*) behind: the session compares the
+# names in /dev/shm at its end with those at its start, and fails if a new one is left that no process maps or holds
+# open (so files of jobs still running, ours or anyone's, are not counted).
+SHM = Path('/dev/shm')
+
+def _shm_names():
+    try: return {n for n in os.listdir(SHM) if n.startswith(('mpich_shm_', 'lt'))}
+    except OSError: return set()
+
+def _in_use(path):
+    "Whether any process we can see maps `path` or has it open."
+    for pid in filter(str.isdigit, os.listdir('/proc')):
+        try:
+            with open(f'/proc/{pid}/maps') as f:
+                if any(path in l for l in f): return True
+            if any(os.readlink(f'/proc/{pid}/fd/{d}') == path for d in os.listdir(f'/proc/{pid}/fd')): return True
+        except OSError: continue
+    return False
+
+def pytest_sessionstart(session):
+    if SHM.is_dir(): session.config._shm_before = _shm_names()
+
+def pytest_sessionfinish(session, exitstatus):
+    before = getattr(session.config, '_shm_before', None)
+    if before is None: return
+    left = sorted(n for n in _shm_names() - before if not _in_use(str(SHM / n)))
+    session.config._shm_left = left
+    if left and session.exitstatus == 0: session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
 def pytest_terminal_summary(terminalreporter):
-    "The OpInfo driver's one-line summary (tests/test_opinfo.py), when it ran."
+    "The OpInfo driver's one-line summary (tests/test_opinfo.py), when it ran; and what the run left in /dev/shm."
     driver = sys.modules.get('test_opinfo')
     if driver is not None and hasattr(driver, 'terminal_summary'): driver.terminal_summary(terminalreporter)
+    left = getattr(terminalreporter.config, '_shm_left', None)
+    if left: terminalreporter.write_line(f"FAILED: the run left {len(left)} file(s) in /dev/shm that no process uses: "
+                                         + ', '.join(left), red=True)

@@ -205,3 +205,52 @@ def test_rank_that_dies_or_leaves_ends_the_job(clean, tmp_path, how, where):
     assert wait_gone([int(l[0]) for l in lines], 10) == []
     names = {os.path.basename(n) for l in lines for n in l[1:]}
     assert names and not (names & shm()), f"MPICH left {names & shm()} in /dev/shm"
+
+
+# ---------------------------------------------------------------- NCCL (GPU) waits: a peer that never arrives
+# The GPU path runs on the emulated CUDA of tests/fake_cupy, whose NCCL queues each call (a nonblocking MPI call) the way
+# a GPU queues a kernel: rank 0's collective stays queued forever when rank 1 never joins it.
+NCCL_RANKS = textwrap.dedent("""
+    import datetime, os, sys, time
+    import lit_torch as torch, lit_torch.distributed as dist
+    op, peer = sys.argv[1], sys.argv[2]
+    r = int(os.environ['PMI_RANK'])
+    torch.cuda.set_device(r)
+    dist.init_process_group('nccl', timeout=datetime.timedelta(seconds=3))
+    names = sorted({l.split(None, 5)[5].split()[0] for l in open('/proc/self/maps') if 'mpich_shm' in l})
+    with open(os.path.join(sys.argv[3], f'rank{r}'), 'w') as f: f.write(' '.join([str(os.getpid()), *names]))
+    x = torch.ones(4, device=f'cuda:{r}')
+    dist.all_reduce(x)  # one the peer joins: it completes
+    assert x.tolist() == [2.0] * 4, x
+    dist.barrier()
+    if r == 1:
+        if peer == 'exit': sys.exit(0)
+        time.sleep(120)  # alive, but never joins: only the abort ends it
+    if op == 'all_reduce': dist.all_reduce(x)
+    elif op == 'async': dist.all_reduce(x, async_op=True).wait()
+    else: dist.recv(x, src=1)
+    print('DONE', r, flush=True)
+""")
+
+@linux
+@needs_mpi
+@pytest.mark.parametrize('op,peer', [('all_reduce', 'exit'), ('all_reduce', 'sleep'), ('async', 'sleep'), ('recv', 'sleep')])
+def test_nccl_wait_times_out_and_ends_the_job(clean, tmp_path, op, peer):
+    "Rank 0 polls the event behind its NCCL call against the timeout: DistBackendError, then the job is aborted."
+    script = tmp_path / 'ranks.py'
+    script.write_text(NCCL_RANKS)
+    e = env()
+    e['PYTHONPATH'] = os.pathsep.join([str(ROOT / 'tests' / 'fake_cupy'), e['PYTHONPATH']])
+    e['LIT_TORCH_EMULATE_CUDA'] = '1'
+    p = subprocess.run([str(MPIEXEC), '-n', '2', PY, str(script), op, peer, str(tmp_path)], capture_output=True, text=True,
+                       timeout=60, env=e)
+    out = p.stdout + p.stderr
+    assert p.returncode != 0, out
+    assert 'DONE 0' not in out, out
+    what = 'RECV' if op == 'recv' else 'ALLREDUCE'   # torch's watchdog words, with the work's sequence number
+    assert 'DistBackendError: [Rank 0] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=' in out, out
+    assert f'OpType={what}, Timeout(ms)=3000) ran for ' in out and 'milliseconds before timing out' in out, out
+    lines = [(tmp_path / f'rank{r}').read_text().split() for r in (0, 1)]
+    assert wait_gone([int(l[0]) for l in lines], 10) == []
+    names = {os.path.basename(n) for l in lines for n in l[1:]}
+    assert not (names & shm()), f"MPICH left {names & shm()} in /dev/shm"

@@ -72,12 +72,16 @@ def _wait(pg, requests, op, timeout=None):
         if spins > 200: time.sleep(0.001)
         elapsed = time.monotonic() - start
         if elapsed > limit:
-            rank = pg._ranks[pg.rank()] if pg is not None else '?'
-            msg = (f"[Rank {rank}] Timed out waiting {int(limit * 1000)}ms for {op} operation to complete: it ran for "
-                   f"{int(elapsed * 1000)} milliseconds (process group of size {pg.size()}). Another rank died, left early, "
-                   f"or is waiting in a different collective; the job will be aborted.")
+            words = getattr(pg, '_watchdog_message', None) or (lambda *a: _timeout_message(pg, *a))
             if pg is not None: _abort_soon(pg)
-            raise DistBackendError(msg)
+            raise DistBackendError(words(op, int(limit * 1000), int(elapsed * 1000), pending))
+
+def _timeout_message(pg, op, limit_ms, elapsed_ms, pending):
+    "What a timed-out wait says: the rank, the operation, the deadline and the time it waited."
+    rank, size = (pg._ranks[pg.rank()], pg.size()) if pg is not None else ('?', '?')
+    return (f"[Rank {rank}] Timed out waiting {limit_ms}ms for {op} operation to complete: it ran for {elapsed_ms} "
+            f"milliseconds (process group of size {size}). Another rank died, left early, or is waiting in a different "
+            f"collective; the job will be aborted.")
 
 # %% ../../nbs/12_distributed.ipynb #f389d2f0
 class Work:
@@ -160,7 +164,7 @@ class _LocalGroup(ProcessGroup):
     def abort(self): os._exit(1)
     def free(self): pass
 
-# %% ../../nbs/12_distributed.ipynb #21fda0d6
+# %% ../../nbs/12_distributed.ipynb #5256e521
 class _StatusRequest:
     "An MPI receive request that fills `status` (the sender) when it completes."
     def __init__(self, req, status): self.req, self.status = req, status
@@ -198,35 +202,40 @@ class _MPIGroup(ProcessGroup):
         status = self.MPI.Status()
         src = self.MPI.ANY_SOURCE if src is None else src
         return [_StatusRequest(self.comm.Irecv(buf, src, tag), status)], status
-    def allgather_object(self, obj):
-        "Pickle, exchange the sizes, then the bytes: two nonblocking all-gathers under the timeout."
-        data = np.frombuffer(pickle.dumps(obj), np.uint8)
-        sizes = np.zeros(self._size, np.int64)
-        _wait(self, [self.comm.Iallgather(np.array([data.size], np.int64), sizes)], 'all_gather_object')
-        displs = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
-        out = np.empty(max(int(sizes.sum()), 1), np.uint8)
-        _wait(self, [self.comm.Iallgatherv(data, [out, (sizes.tolist(), displs.tolist()), self.MPI.BYTE])], 'all_gather_object')
-        return [pickle.loads(out[o:o + s].tobytes()) for o, s in zip(displs, sizes)]
-    def broadcast_object(self, obj, root):
-        data = np.frombuffer(pickle.dumps(obj), np.uint8) if self._rank == root else None
-        size = np.array([0 if data is None else data.size], np.int64)
-        _wait(self, [self.comm.Ibcast(size, root=root)], 'broadcast_object_list')
-        buf = data.copy() if data is not None else np.empty(int(size[0]), np.uint8)
-        _wait(self, [self.comm.Ibcast(buf, root=root)], 'broadcast_object_list')
-        return pickle.loads(buf.tobytes())
     def abort(self): self.MPI.COMM_WORLD.Abort(1)
     def free(self):
         if not self.MPI.Is_finalized(): self.comm.Free()
 
-# %% ../../nbs/12_distributed.ipynb #2ed7f446
+# %% ../../nbs/12_distributed.ipynb #a16f9de1
+def _allgather_object(self, obj):
+    "Pickle, exchange the sizes, then the bytes: two nonblocking all-gathers under the timeout."
+    data = np.frombuffer(pickle.dumps(obj), np.uint8)
+    sizes = np.zeros(self._size, np.int64)
+    _wait(self, [self.comm.Iallgather(np.array([data.size], np.int64), sizes)], 'all_gather_object')
+    displs = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
+    out = np.empty(max(int(sizes.sum()), 1), np.uint8)
+    _wait(self, [self.comm.Iallgatherv(data, [out, (sizes.tolist(), displs.tolist()), self.MPI.BYTE])], 'all_gather_object')
+    return [pickle.loads(out[o:o + s].tobytes()) for o, s in zip(displs, sizes)]
+
+def _broadcast_object(self, obj, root):
+    "The size from `root`, then its pickled bytes."
+    data = np.frombuffer(pickle.dumps(obj), np.uint8) if self._rank == root else None
+    size = np.array([0 if data is None else data.size], np.int64)
+    _wait(self, [self.comm.Ibcast(size, root=root)], 'broadcast_object_list')
+    buf = data.copy() if data is not None else np.empty(int(size[0]), np.uint8)
+    _wait(self, [self.comm.Ibcast(buf, root=root)], 'broadcast_object_list')
+    return pickle.loads(buf.tobytes())
+
+_MPIGroup.allgather_object, _MPIGroup.broadcast_object = _allgather_object, _broadcast_object
+
+# %% ../../nbs/12_distributed.ipynb #0c87f3fa
 class _CudaRequest:
-    "An MPI-request look-alike for work queued on a CUDA stream."
-    def __init__(self, stream):
-        import cupy
-        self.event = cupy.cuda.Event(); self.event.record(stream)
+    "An MPI-request look-alike for NCCL work queued on a CUDA stream: `Test()` asks the event recorded after it."
+    def __init__(self, event, seq=0): self.event, self.seq = event, seq
     def Wait(self): self.event.synchronize()
     def Test(self): return self.event.done
 
+# %% ../../nbs/12_distributed.ipynb #7e2e3246
 class _NCCLGroup(_MPIGroup):
     "A process group whose CuPy tensors go through NCCL (`cupy.cuda.nccl`); MPI bootstraps it."
     def __init__(self, comm, ranks):
@@ -246,62 +255,71 @@ class _NCCLGroup(_MPIGroup):
         return {'float16': n.NCCL_FLOAT16, 'float32': n.NCCL_FLOAT32, 'float64': n.NCCL_FLOAT64, 'int32': n.NCCL_INT32,
                 'int64': n.NCCL_INT64, 'uint8': n.NCCL_UINT8, 'int8': n.NCCL_INT8, 'bool': n.NCCL_UINT8}[a.dtype.name]
     def _gpu(self, a): return type(a).__module__.startswith('cupy')
-    def _done(self, async_op):
+    def _collective(self, call):
+        "Queue `call(stream_ptr)` (NCCL calls) on the current stream; the request is an event recorded after them."
         s = self.cupy.cuda.get_current_stream()
-        if async_op: return [_CudaRequest(s)]
-        s.synchronize(); return []
-    def allreduce(self, buf, op, async_op):
-        if not self._gpu(buf): return super().allreduce(buf, op, async_op)
-        s = self.cupy.cuda.get_current_stream().ptr
-        self.nccl_comm.allReduce(buf.data.ptr, buf.data.ptr, buf.size, self._dt(buf), self._nops[int(op)], s)
-        return self._done(async_op)
-    def broadcast(self, buf, root, async_op):
-        if not self._gpu(buf): return super().broadcast(buf, root, async_op)
-        self.nccl_comm.broadcast(buf.data.ptr, buf.data.ptr, buf.size, self._dt(buf), root, self.cupy.cuda.get_current_stream().ptr)
-        return self._done(async_op)
-    def reduce(self, buf, op, root, async_op):
-        if not self._gpu(buf): return super().reduce(buf, op, root, async_op)
-        self.nccl_comm.reduce(buf.data.ptr, buf.data.ptr, buf.size, self._dt(buf), self._nops[int(op)], root,
-                              self.cupy.cuda.get_current_stream().ptr)
-        return self._done(async_op)
-    def allgather(self, send, recv, async_op):
-        if not self._gpu(send): return super().allgather(send, recv, async_op)
-        self.nccl_comm.allGather(send.data.ptr, recv.data.ptr, send.size, self._dt(send), self.cupy.cuda.get_current_stream().ptr)
-        return self._done(async_op)
-    def reduce_scatter(self, send, recv, op, async_op):
-        if not self._gpu(send): return super().reduce_scatter(send, recv, op, async_op)
-        self.nccl_comm.reduceScatter(send.data.ptr, recv.data.ptr, recv.size, self._dt(send), self._nops[int(op)],
-                                     self.cupy.cuda.get_current_stream().ptr)
-        return self._done(async_op)
-    def _p2p(self, fn):
-        self.nccl.groupStart(); fn(); self.nccl.groupEnd()
-    def gather(self, send, recv, root, async_op):
-        if not self._gpu(send): return super().gather(send, recv, root, async_op)
-        s, dt, n = self.cupy.cuda.get_current_stream().ptr, self._dt(send), send.size
-        def go():
-            if self._rank == root:
-                for r in range(self._size): self.nccl_comm.recv(recv.data.ptr + r * send.nbytes, n, dt, r, s)
-            self.nccl_comm.send(send.data.ptr, n, dt, root, s)
-        self._p2p(go)
-        return self._done(async_op)
-    def scatter(self, send, recv, root, async_op):
-        if not self._gpu(recv): return super().scatter(send, recv, root, async_op)
-        s, dt, n = self.cupy.cuda.get_current_stream().ptr, self._dt(recv), recv.size
-        def go():
-            if self._rank == root:
-                for r in range(self._size): self.nccl_comm.send(send.data.ptr + r * recv.nbytes, n, dt, r, s)
-            self.nccl_comm.recv(recv.data.ptr, n, dt, root, s)
-        self._p2p(go)
-        return self._done(async_op)
-    def send(self, buf, dst, tag, async_op):
-        if not self._gpu(buf): return super().send(buf, dst, tag, async_op)
-        self.nccl_comm.send(buf.data.ptr, buf.size, self._dt(buf), dst, self.cupy.cuda.get_current_stream().ptr)
-        return self._done(async_op)
-    def recv(self, buf, src, tag, async_op):
-        if not self._gpu(buf): return super().recv(buf, src, tag, async_op)
-        if src is None: raise RuntimeError("the NCCL backend needs an explicit src for recv")
-        self.nccl_comm.recv(buf.data.ptr, buf.size, self._dt(buf), src, self.cupy.cuda.get_current_stream().ptr)
-        return self._done(async_op), None
+        call(s.ptr)
+        event = self.cupy.cuda.Event(disable_timing=True)
+        event.record(s)
+        self._seq = getattr(self, '_seq', 0) + 1   # PyTorch numbers a group's NCCL works from 1
+        return [_CudaRequest(event, self._seq)]
+    def _watchdog_message(self, op, limit_ms, elapsed_ms, pending):
+        "PyTorch's NCCL watchdog's words (log tools look for them), naming the work that did not finish."
+        kind = {'all_gather_into_tensor': '_ALLGATHER_BASE', 'reduce_scatter_tensor': '_REDUCE_SCATTER_BASE'}.get(op, op.replace('_', '').upper())
+        return (f"[Rank {self._ranks[self._rank]}] Watchdog caught collective operation timeout: WorkNCCL(SeqNum="
+                f"{getattr(pending[0], 'seq', 0)}, OpType={kind}, Timeout(ms)={limit_ms}) ran for {elapsed_ms} milliseconds "
+                "before timing out. The NCCL communicator and the job will be aborted.")
+    def abort(self):
+        "Abort the NCCL communicator (its kernels stop waiting for peers), then the whole job, as the MPI group does."
+        try: self.nccl_comm.abort()
+        except Exception: pass
+        super().abort()
+
+# %% ../../nbs/12_distributed.ipynb #1374d188
+def _nccl_allreduce(self, buf, op, async_op):
+    if not self._gpu(buf): return _MPIGroup.allreduce(self, buf, op, async_op)
+    return self._collective(lambda s: self.nccl_comm.allReduce(buf.data.ptr, buf.data.ptr, buf.size, self._dt(buf), self._nops[int(op)], s))
+def _nccl_broadcast(self, buf, root, async_op):
+    if not self._gpu(buf): return _MPIGroup.broadcast(self, buf, root, async_op)
+    return self._collective(lambda s: self.nccl_comm.broadcast(buf.data.ptr, buf.data.ptr, buf.size, self._dt(buf), root, s))
+def _nccl_reduce(self, buf, op, root, async_op):
+    if not self._gpu(buf): return _MPIGroup.reduce(self, buf, op, root, async_op)
+    return self._collective(lambda s: self.nccl_comm.reduce(buf.data.ptr, buf.data.ptr, buf.size, self._dt(buf), self._nops[int(op)], root, s))
+def _nccl_allgather(self, send, recv, async_op):
+    if not self._gpu(send): return _MPIGroup.allgather(self, send, recv, async_op)
+    return self._collective(lambda s: self.nccl_comm.allGather(send.data.ptr, recv.data.ptr, send.size, self._dt(send), s))
+def _nccl_reduce_scatter(self, send, recv, op, async_op):
+    if not self._gpu(send): return _MPIGroup.reduce_scatter(self, send, recv, op, async_op)
+    return self._collective(lambda s: self.nccl_comm.reduceScatter(send.data.ptr, recv.data.ptr, recv.size, self._dt(send),
+                                                                    self._nops[int(op)], s))
+_NCCLGroup.allreduce, _NCCLGroup.broadcast, _NCCLGroup.reduce = _nccl_allreduce, _nccl_broadcast, _nccl_reduce
+_NCCLGroup.allgather, _NCCLGroup.reduce_scatter = _nccl_allgather, _nccl_reduce_scatter
+
+# %% ../../nbs/12_distributed.ipynb #f4aee642
+def _nccl_p2p(self, pairs):
+    "Queue `(send?, ptr, count, dtype, peer)` transfers as one NCCL group on the current stream."
+    def call(s):
+        self.nccl.groupStart()
+        for is_send, ptr, n, dt, peer in pairs: (self.nccl_comm.send if is_send else self.nccl_comm.recv)(ptr, n, dt, peer, s)
+        self.nccl.groupEnd()
+    return self._collective(call)
+def _nccl_gather(self, send, recv, root, async_op):
+    if not self._gpu(send): return _MPIGroup.gather(self, send, recv, root, async_op)
+    recvs = [(False, recv.data.ptr + r * send.nbytes, send.size, self._dt(send), r) for r in range(self._size)] if self._rank == root else []
+    return self._p2p(recvs + [(True, send.data.ptr, send.size, self._dt(send), root)])
+def _nccl_scatter(self, send, recv, root, async_op):
+    if not self._gpu(recv): return _MPIGroup.scatter(self, send, recv, root, async_op)
+    sends = [(True, send.data.ptr + r * recv.nbytes, recv.size, self._dt(recv), r) for r in range(self._size)] if self._rank == root else []
+    return self._p2p(sends + [(False, recv.data.ptr, recv.size, self._dt(recv), root)])
+def _nccl_send(self, buf, dst, tag, async_op):
+    if not self._gpu(buf): return _MPIGroup.send(self, buf, dst, tag, async_op)
+    return self._p2p([(True, buf.data.ptr, buf.size, self._dt(buf), dst)])
+def _nccl_recv(self, buf, src, tag, async_op):
+    if not self._gpu(buf): return _MPIGroup.recv(self, buf, src, tag, async_op)
+    if src is None: raise RuntimeError("the NCCL backend needs an explicit src for recv")
+    return self._p2p([(False, buf.data.ptr, buf.size, self._dt(buf), src)]), None
+_NCCLGroup._p2p, _NCCLGroup.gather, _NCCLGroup.scatter = _nccl_p2p, _nccl_gather, _nccl_scatter
+_NCCLGroup.send, _NCCLGroup.recv = _nccl_send, _nccl_recv
 
 # %% ../../nbs/12_distributed.ipynb #96f24700
 _default_pg = None          # the default group, once init_process_group ran
@@ -340,6 +358,7 @@ def is_initialized():
 def _not_initialized():
     return ValueError("Default process group has not been initialized, please make sure to call init_process_group.")
 
+# %% ../../nbs/12_distributed.ipynb #136c4651
 def _abort_on_exception(exc_type, exc, tb):
     "Print the uncaught exception, then abort the whole MPI job so no other rank hangs."
     if _saved_excepthook not in (None, sys.__excepthook__): _saved_excepthook(exc_type, exc, tb)
@@ -373,6 +392,21 @@ def _unlink_mpich_shm(pg):
         except OSError: pass
 
 # %% ../../nbs/12_distributed.ipynb #7d932f89
+def _new_process_group_helper(backend, world_size, rank):
+    "The world's group: MPI's world (checked against `world_size` and `rank`), or a world of one without mpi4py."
+    if is_mpi_available():
+        comm = _mpi().COMM_WORLD.Dup()
+        size, me = comm.Get_size(), comm.Get_rank()
+        if world_size not in (-1, size) or rank not in (-1, me): comm.Free()
+        if world_size not in (-1, size):
+            raise ValueError(f"world_size={world_size} was requested but MPI launched {size} processes; "
+                             f"start the job with mpiexec -n {world_size} (or python -m lit_torch.distributed.run)")
+        if rank not in (-1, me): raise ValueError(f"rank={rank} was requested but MPI gave this process rank {me}")
+        return (_NCCLGroup if backend == 'nccl' else _MPIGroup)(comm, range(size))
+    if world_size in (-1, 1) and backend != 'nccl': return _LocalGroup()
+    raise RuntimeError(f"init_process_group(backend={backend!r}) with world_size={world_size} needs mpi4py: "
+                       "install the distributed extra with pip install 'lit_torch[dist]' (mpi4py and mpich)")
+
 def init_process_group(backend=None, init_method=None, timeout=None, world_size=-1, rank=-1, store=None,
                        group_name='', pg_options=None, device_id=None):
     "Make the default process group: MPI (or NCCL for CuPy tensors); rank and size come from the MPI launcher."
@@ -382,29 +416,15 @@ def init_process_group(backend=None, init_method=None, timeout=None, world_size=
     if init_method is not None and init_method.startswith('env://') or init_method is None and store is None:
         if world_size == -1: world_size = _env_int('WORLD_SIZE')
         if rank == -1: rank = _env_int('RANK')
-    if is_mpi_available():
-        MPI = _mpi()
-        comm = MPI.COMM_WORLD.Dup()
-        pg_cls = _NCCLGroup if backend == 'nccl' else _MPIGroup
-        size, me = comm.Get_size(), comm.Get_rank()
-        if world_size not in (-1, size) or rank not in (-1, me): comm.Free()
-        if world_size not in (-1, size):
-            raise ValueError(f"world_size={world_size} was requested but MPI launched {size} processes; "
-                             f"start the job with mpiexec -n {world_size} (or python -m lit_torch.distributed.run)")
-        if rank not in (-1, me): raise ValueError(f"rank={rank} was requested but MPI gave this process rank {me}")
-        pg = pg_cls(comm, range(comm.Get_size()))
-    elif world_size in (-1, 1) and backend != 'nccl':
-        pg = _LocalGroup()
-    else:
-        raise RuntimeError(f"init_process_group(backend={backend!r}) with world_size={world_size} needs mpi4py: "
-                           "install the distributed extra with pip install 'lit_torch[dist]' (mpi4py and mpich)")
+    pg = _new_process_group_helper(backend, world_size, rank)
     pg._timeout = _timeout_seconds(timeout)
-    if isinstance(pg, _MPIGroup) and pg.size() > 1: _unlink_mpich_shm(pg)
+    if isinstance(pg, _MPIGroup): _unlink_mpich_shm(pg)  # a world of one (MPI's singleton) has its file too
     _default_pg = pg
     _pg_names[pg] = group_name or '0'
     if pg.size() > 1 and sys.excepthook is not _abort_on_exception:
         _saved_excepthook, sys.excepthook = sys.excepthook, _abort_on_exception
 
+# %% ../../nbs/12_distributed.ipynb #beebb94c
 def _default():
     if _default_pg is None: raise _not_initialized()
     return _default_pg
@@ -428,6 +448,7 @@ def destroy_process_group(group=None):
     elif group != GroupMember.NON_GROUP_MEMBER:
         group.free(); _pg_names.pop(group, None)
 
+# %% ../../nbs/12_distributed.ipynb #5f865ffa
 def get_rank(group=None):
     "This process's rank in `group` (the default group when None); -1 if it is not a member."
     pg = _resolve(group)
@@ -556,6 +577,11 @@ def _fill_list(tensor_list, out):
         with device_context(t._device): t._data[...] = _to_like(o, t._data)
         t._version[0] += 1
 
+def _empty_like_stack(a, n):
+    xp = sys.modules['cupy'] if type(a).__module__.startswith('cupy') else np
+    return xp.empty((n,) + a.shape, a.dtype)
+
+# %% ../../nbs/12_distributed.ipynb #c46d677e
 def all_gather(tensor_list, tensor, group=None, async_op=False):
     "Fill `tensor_list[r]` with rank r's `tensor`, on every rank."
     _check_tensor(tensor)
@@ -565,10 +591,6 @@ def all_gather(tensor_list, tensor, group=None, async_op=False):
     a, _ = pg._buffer(tensor)
     out = _empty_like_stack(a, pg.size())
     return _run(pg.allgather(a, out, async_op), lambda: _fill_list(tensor_list, out), async_op, keep=(a, out), pg=pg, op='all_gather')
-
-def _empty_like_stack(a, n):
-    xp = sys.modules['cupy'] if type(a).__module__.startswith('cupy') else np
-    return xp.empty((n,) + a.shape, a.dtype)
 
 def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=False):
     "Gather every rank's `input_tensor` into `output_tensor`, stacked or concatenated along dim 0."
@@ -585,6 +607,7 @@ def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=Fal
     out, copied = pg._buffer(output_tensor)
     return _run(pg.allgather(a, out, async_op), lambda: _writeback(output_tensor, out, copied), async_op, keep=(a, out), pg=pg, op='all_gather_into_tensor')
 
+# %% ../../nbs/12_distributed.ipynb #e2c870f6
 def gather(tensor, gather_list=None, dst=None, group=None, async_op=False, group_dst=None):
     "Collect every rank's `tensor` into `gather_list` on rank `dst`."
     _check_tensor(tensor)
@@ -615,6 +638,7 @@ def scatter(tensor, scatter_list=None, src=None, group=None, async_op=False, gro
         send = xp.stack([pg._buffer(t)[0] for t in scatter_list])
     return _run(pg.scatter(send, a, root, async_op), lambda: _writeback(tensor, a, copied), async_op, keep=(a, send), pg=pg, op='scatter')
 
+# %% ../../nbs/12_distributed.ipynb #fc4deab1
 def reduce_scatter(output, input_list, op=ReduceOp.SUM, group=None, async_op=False):
     "Reduce `input_list[r]` across ranks into `output` on rank r."
     _check_tensor(output, 'output')
@@ -645,6 +669,11 @@ def reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op=F
     return _run(pg.reduce_scatter(send, out, op, async_op), finish, async_op, keep=(send, out), pg=pg, op='reduce_scatter_tensor')
 
 # %% ../../nbs/12_distributed.ipynb #240494f7
+def _check_not_self_rank(group, rank, rank_type):
+    "PyTorch refuses a message to or from oneself (it could only deadlock)."
+    if group.rank() == rank:
+        raise ValueError(f"Invalid {rank_type} rank: {rank_type} rank should not be the same as the rank of the current process.")
+
 def send(tensor, dst=None, group=None, tag=0, group_dst=None):
     "Send `tensor` to rank `dst`, blocking until the message is taken."
     isend(tensor, dst, group, tag, group_dst).wait()
@@ -654,8 +683,10 @@ def isend(tensor, dst=None, group=None, tag=0, group_dst=None):
     _check_tensor(tensor)
     pg = _resolve(group)
     if pg is None: return None
+    peer = _root(pg, dst, group_dst, 'dst')
+    _check_not_self_rank(pg, peer, 'destination')
     a, _ = pg._buffer(tensor)
-    return Work(pg.send(a, _root(pg, dst, group_dst, 'dst'), tag, True), None, a, pg, 'send')
+    return Work(pg.send(a, peer, tag, True), None, a, pg, 'send')
 
 def recv(tensor, src=None, group=None, tag=0, group_src=None):
     "Receive into `tensor` from rank `src` (any rank when None); returns the sender's global rank."
@@ -663,6 +694,7 @@ def recv(tensor, src=None, group=None, tag=0, group_src=None):
     pg = _resolve(group)
     if pg is None: return -1
     root = None if src is None and group_src is None else _root(pg, src, group_src, 'src')
+    if root is not None: _check_not_self_rank(pg, root, 'source')
     a, copied = pg._buffer(tensor)
     reqs, status = pg.recv(a, root, tag, False)
     _wait(pg, reqs, 'recv')
@@ -676,10 +708,12 @@ def irecv(tensor, src=None, group=None, tag=0, group_src=None):
     pg = _resolve(group)
     if pg is None: return None
     root = None if src is None and group_src is None else _root(pg, src, group_src, 'src')
+    if root is not None: _check_not_self_rank(pg, root, 'source')
     a, copied = pg._buffer(tensor)
     reqs, _ = pg.recv(a, root, tag, True)
     return Work(reqs, lambda: _writeback(tensor, a, copied), a, pg, 'recv')
 
+# %% ../../nbs/12_distributed.ipynb #63476e30
 def barrier(group=None, async_op=False, device_ids=None, timeout=None):
     "Wait until every rank of the group reaches this call."
     pg = _resolve(group)

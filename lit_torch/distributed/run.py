@@ -57,6 +57,7 @@ def get_args_parser():
     p.add_argument('training_script_args', nargs=argparse.REMAINDER)
     return p
 
+# %% ../../nbs/12a_run.ipynb #2afe3368
 def _find_mpiexec(explicit=None):
     if explicit: return explicit
     near = Path(sys.executable).parent / 'mpiexec'
@@ -76,6 +77,7 @@ def mpiexec_command(args):
     cmd += (['-m'] if args.module else []) + [args.training_script, *args.training_script_args]
     return cmd
 
+# %% ../../nbs/12a_run.ipynb #48e3ac43
 def _mpich_files():
     try: return {n for n in os.listdir('/dev/shm') if n.startswith('mpich_shm_')}
     except OSError: return set()
@@ -98,6 +100,7 @@ def _cleanup_mpich_shm(before):
             try: os.unlink(path)
             except OSError: pass
 
+# %% ../../nbs/12a_run.ipynb #5550bd42
 def run(args):
     "Start the job and wait for it; returns mpiexec's exit status (non-zero when any rank failed)."
     env = dict(os.environ)

@@ -92,40 +92,9 @@ class DistributedDataParallel(Module):
         me = weakref.ref(self)
         self._hook_handles = [p.register_post_accumulate_grad_hook(_make_hook(me, p)) for p in self._params]
 
-    def _verify_params_across_processes(self):
-        "Every rank must wrap the same parameter shapes, or the buckets would not line up."
-        pg = self.process_group
-        mine = [(tuple(p.shape), str(p.dtype)) for p in self._params]
-        all_ = pg.allgather_object(mine)
-        for r, theirs in enumerate(all_):
-            if theirs != mine:
-                raise RuntimeError(f"DDP expects the same parameters on every rank: rank {pg.rank()} has {len(mine)} "
-                                   f"parameters {mine[:4]}..., rank {r} has {len(theirs)} parameters {theirs[:4]}...")
-
-    def _sync_tensors(self, tensors):
-        "Broadcast `tensors` from rank 0, one flat message per dtype."
-        if self.process_group.size() == 1 or not tensors: return
-        by_dtype = {}
-        for t in tensors: by_dtype.setdefault((t._data.dtype, str(t._device)), []).append(t)
-        for ts in by_dtype.values():
-            with device_context(ts[0]._device):
-                flat = _wrap(np.concatenate([t._data.ravel() for t in ts]) if isinstance(ts[0]._data, np.ndarray)
-                             else __import__('cupy').concatenate([t._data.ravel() for t in ts]), ts[0]._device)
-                dist.broadcast(flat, src=self.process_group._ranks[0], group=self.process_group)
-                off = 0
-                for t in ts:
-                    t._data[...] = flat._data[off:off + t._data.size].reshape(t._data.shape); off += t._data.size
-                    t._version[0] += 1
-
     def forward(self, *inputs, **kwargs):
         "Apply this DistributedDataParallel to its inputs, as the class describes."
-        if self._expect_hooks and self._n_ready > 0:
-            raise RuntimeError(
-                "Expected to have finished reduction in the prior iteration before starting a new one. This error indicates "
-                "that your module has parameters that were not used in producing loss. You can enable unused parameter "
-                "detection by passing the keyword argument `find_unused_parameters=True` to "
-                "`torch.nn.parallel.DistributedDataParallel`. Parameters that did not receive grad: "
-                + ", ".join(self._names_of(p for b in self._buckets if b.pending for p in b.params if not _marked(b, p))))
+        if self._expect_hooks and self._n_ready > 0: self._ensure_prior_reduction_finished()
         if self.broadcast_buffers and self.require_forward_param_sync:
             self._sync_tensors(list(self.module.buffers()))
         out = self.module(*inputs, **kwargs)
@@ -146,8 +115,48 @@ class DistributedDataParallel(Module):
 
 def _marked(b, p): return getattr(b, '_marked', set()).__contains__(id(p))
 
+# %% ../../../nbs/12b_ddp.ipynb #d5b44c13
+def _verify_params_across_processes(self):
+    "Every rank must wrap the same parameter shapes, or the buckets would not line up."
+    pg = self.process_group
+    mine = [(tuple(p.shape), str(p.dtype)) for p in self._params]
+    all_ = pg.allgather_object(mine)
+    for r, theirs in enumerate(all_):
+        if theirs != mine:
+            raise RuntimeError(f"DDP expects the same parameters on every rank: rank {pg.rank()} has {len(mine)} "
+                               f"parameters {mine[:4]}..., rank {r} has {len(theirs)} parameters {theirs[:4]}...")
+
+def _sync_tensors(self, tensors):
+    "Broadcast `tensors` from rank 0, one flat message per dtype."
+    if self.process_group.size() == 1 or not tensors: return
+    by_dtype = {}
+    for t in tensors: by_dtype.setdefault((t._data.dtype, str(t._device)), []).append(t)
+    for ts in by_dtype.values():
+        with device_context(ts[0]._device):
+            flat = _wrap(np.concatenate([t._data.ravel() for t in ts]) if isinstance(ts[0]._data, np.ndarray)
+                         else __import__('cupy').concatenate([t._data.ravel() for t in ts]), ts[0]._device)
+            dist.broadcast(flat, src=self.process_group._ranks[0], group=self.process_group)
+            off = 0
+            for t in ts:
+                t._data[...] = flat._data[off:off + t._data.size].reshape(t._data.shape); off += t._data.size
+                t._version[0] += 1
+
+def _ensure_prior_reduction_finished(self):
+    "Reducer::ensure_prior_reduction_finished: a bucket still waits for a gradient from the last backward."
+    raise RuntimeError(
+        "Expected to have finished reduction in the prior iteration before starting a new one. This error indicates "
+        "that your module has parameters that were not used in producing loss. You can enable unused parameter "
+        "detection by passing the keyword argument `find_unused_parameters=True` to "
+        "`torch.nn.parallel.DistributedDataParallel`. Parameters that did not receive grad: "
+        + ", ".join(self._names_of(p for b in self._buckets if b.pending for p in b.params if not _marked(b, p))))
+
+DistributedDataParallel._ensure_prior_reduction_finished = _ensure_prior_reduction_finished
+DistributedDataParallel._verify_params_across_processes = _verify_params_across_processes
+DistributedDataParallel._sync_tensors = _sync_tensors
+
 # %% ../../../nbs/12b_ddp.ipynb #ccecdef7
 def _prepare_for_backward(self, out):
+    "Reducer::prepare_for_backward: reset every bucket's count; with find_unused_parameters, walk the graph."
     self._expect_hooks, self._n_ready, self._next_bucket, self._queued = True, 0, 0, False
     for b in self._buckets: b.pending, b.work, b._marked = len(b.params), None, set()
     self._saved_grads = {}
@@ -171,6 +180,9 @@ def _make_hook(ddp_ref, p):
         _mark_ready(self, param)
     return hook
 
+DistributedDataParallel._prepare_for_backward = _prepare_for_backward
+
+# %% ../../../nbs/12b_ddp.ipynb #fc903e58
 def _mark_ready(self, p, used=True):
     "Make `p.grad` its bucket slot holding grad / N; launch the buckets that are complete."
     b, k = self._slot[id(p)]
@@ -200,6 +212,7 @@ def _mark_ready(self, p, used=True):
         if t is not None: t.append(('launch', nb.index, time.perf_counter()))
         self._next_bucket += 1
 
+# %% ../../../nbs/12b_ddp.ipynb #676b96e8
 def _finalize(self):
     "Queued on the engine: when backward ends, wait for the buckets in flight, then settle globally unused parameters."
     t = self._timeline
@@ -214,5 +227,3 @@ def _finalize(self):
         for p, u in zip(self._params, used._data):
             if not u: p.grad = self._saved_grads[id(p)][0]   # unused everywhere: .grad untouched
     self._saved_grads = {}
-
-DistributedDataParallel._prepare_for_backward = _prepare_for_backward

@@ -62,51 +62,55 @@ class DataLoader:
         self.persistent_workers, self._iterator = persistent_workers, None
         self.__initialized = True
 
-    @property
-    def multiprocessing_context(self):
-        "The multiprocessing context the workers start from (None: the platform's default)."
-        return self.__multiprocessing_context
-    @multiprocessing_context.setter
-    def multiprocessing_context(self, ctx):
-        if ctx is not None:
-            if self.num_workers == 0:
-                raise ValueError(f"multiprocessing_context can only be used with multi-process loading (num_workers > 0), but got num_workers={self.num_workers}")
-            if isinstance(ctx, str):
-                methods = python_multiprocessing.get_all_start_methods()
-                if ctx not in methods:
-                    raise ValueError(f"multiprocessing_context option should specify a valid start method in {methods!r}, but got multiprocessing_context={ctx!r}")
-                ctx = python_multiprocessing.get_context(ctx)
-            if not isinstance(ctx, python_multiprocessing.context.BaseContext):
-                raise TypeError(f"multiprocessing_context option should be a valid context object or a string specifying the start method, but got multiprocessing_context={ctx}")
-        self.__multiprocessing_context = ctx
+# %% ../../../nbs/11i_dataloader.ipynb #d1437ff6
+def _get_multiprocessing_context(self):
+    "The multiprocessing context the workers start from (None: the platform's default)."
+    return self._DataLoader__multiprocessing_context
+def _set_multiprocessing_context(self, ctx):
+    if ctx is not None:
+        if self.num_workers == 0:
+            raise ValueError(f"multiprocessing_context can only be used with multi-process loading (num_workers > 0), but got num_workers={self.num_workers}")
+        if isinstance(ctx, str):
+            methods = python_multiprocessing.get_all_start_methods()
+            if ctx not in methods:
+                raise ValueError(f"multiprocessing_context option should specify a valid start method in {methods!r}, but got multiprocessing_context={ctx!r}")
+            ctx = python_multiprocessing.get_context(ctx)
+        if not isinstance(ctx, python_multiprocessing.context.BaseContext):
+            raise TypeError(f"multiprocessing_context option should be a valid context object or a string specifying the start method, but got multiprocessing_context={ctx}")
+    self._DataLoader__multiprocessing_context = ctx
 
-    def __setattr__(self, attr, val):
-        if self.__initialized and attr in ('batch_size', 'batch_sampler', 'sampler', 'drop_last', 'dataset', 'persistent_workers'):
-            raise ValueError(f"{attr} attribute should not be set after {self.__class__.__name__} is initialized")
-        super().__setattr__(attr, val)
+def _setattr(self, attr, val):
+    if self._DataLoader__initialized and attr in ('batch_size', 'batch_sampler', 'sampler', 'drop_last', 'dataset', 'persistent_workers'):
+        raise ValueError(f"{attr} attribute should not be set after {self.__class__.__name__} is initialized")
+    object.__setattr__(self, attr, val)
 
-    @property
-    def _auto_collation(self): return self.batch_sampler is not None
-    @property
-    def _index_sampler(self): return self.batch_sampler if self._auto_collation else self.sampler
+DataLoader.multiprocessing_context = property(_get_multiprocessing_context, _set_multiprocessing_context)
+DataLoader.__setattr__ = _setattr
 
-    def _get_iterator(self):
-        return _SingleProcessDataLoaderIter(self) if self.num_workers == 0 else _MultiProcessingDataLoaderIter(self)
+# %% ../../../nbs/11i_dataloader.ipynb #fb211ddb
+def _auto_collation(self): return self.batch_sampler is not None
+def _index_sampler(self): return self.batch_sampler if self._auto_collation else self.sampler
 
-    def __iter__(self):
-        "A new iterator over the batches (with persistent workers, the same one, reset)."
-        if self.persistent_workers and self.num_workers > 0:
-            if self._iterator is None: self._iterator = self._get_iterator()
-            else: self._iterator._reset(self)
-            return self._iterator
-        return self._get_iterator()
+def _get_iterator(self):
+    return _SingleProcessDataLoaderIter(self) if self.num_workers == 0 else _MultiProcessingDataLoaderIter(self)
 
-    def __len__(self):
-        if self._iterable:
-            n = len(self.dataset)
-            if self.batch_size is not None: n = n // self.batch_size if self.drop_last else math.ceil(n / self.batch_size)
-            return n
-        return len(self._index_sampler)
+def _dataloader_iter(self):
+    "A new iterator over the batches (with persistent workers, the same one, reset)."
+    if self.persistent_workers and self.num_workers > 0:
+        if self._iterator is None: self._iterator = self._get_iterator()
+        else: self._iterator._reset(self)
+        return self._iterator
+    return self._get_iterator()
+
+def _dataloader_len(self):
+    if self._iterable:
+        n = len(self.dataset)
+        if self.batch_size is not None: n = n // self.batch_size if self.drop_last else math.ceil(n / self.batch_size)
+        return n
+    return len(self._index_sampler)
+
+DataLoader._auto_collation, DataLoader._index_sampler = property(_auto_collation), property(_index_sampler)
+DataLoader._get_iterator, DataLoader.__iter__, DataLoader.__len__ = _get_iterator, _dataloader_iter, _dataloader_len
 
 # %% ../../../nbs/11i_dataloader.ipynb #ff0f3413
 class _BaseDataLoaderIter:
@@ -155,6 +159,7 @@ def _default_context():
 
 _iter_counter = itertools.count()
 
+# %% ../../../nbs/11i_dataloader.ipynb #ad99706e
 class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
     def __init__(self, loader):
         super().__init__(loader)
@@ -187,135 +192,151 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
         _live_iterators.add(self)
         self._reset(loader, first_iter=True)
 
-    def _reset(self, loader, first_iter=False):
-        super()._reset(loader, first_iter)
-        self._send_idx = self._rcvd_idx = self._tasks_outstanding = 0
+# %% ../../../nbs/11i_dataloader.ipynb #b2eef1f6
+def _try_get_data(self, timeout=_POLL):
+    "One slice of waiting: `(True, item)` or `(False, None)`; raises if a worker died."
+    try:
+        r = self._data_queue.get(timeout=timeout)
+        if not self._pin_memory: _take(r[1], self._channels)  # the pin thread takes its own
+        return True, r
+    except queue.Empty:
+        dead = [i for i, w in enumerate(self._workers) if self._workers_status[i] and not w.is_alive()]
+        if dead:
+            msg = " ".join(_worker_exit_message(i, self._workers[i]) for i in dead)
+            for i in dead: self._mark_worker_as_unavailable(i)
+            self._shutdown_workers()
+            raise RuntimeError(msg) from None
+        return False, None
+
+def _get_data(self):
+    "The next result from the workers, waiting in slices; honours `timeout`."
+    deadline = time.monotonic() + self._timeout if self._timeout > 0 else None
+    while True:
+        wait = _POLL if deadline is None else min(_POLL, max(deadline - time.monotonic(), 0))
+        ok, data = self._try_get_data(wait)
+        if ok: return data
+        if deadline is not None and time.monotonic() >= deadline:
+            raise RuntimeError(f"DataLoader timed out after {self._timeout} seconds")
+        if self._pin_memory and not self._pin_memory_thread.is_alive():
+            raise RuntimeError("Pin memory thread exited unexpectedly")
+
+_MultiProcessingDataLoaderIter._try_get_data, _MultiProcessingDataLoaderIter._get_data = _try_get_data, _get_data
+
+# %% ../../../nbs/11i_dataloader.ipynb #c53ac74d
+def _next_data(self):
+    while True:
+        while self._rcvd_idx < self._send_idx:  # skip tasks of workers that have finished their shard
+            info = self._task_info.get(self._rcvd_idx)
+            if info is not None and (len(info) == 2 or self._workers_status[info[0]]): break
+            self._task_info.pop(self._rcvd_idx, None)
+            self._rcvd_idx += 1
+        else:
+            if not self._persistent_workers: self._shutdown_workers()
+            raise StopIteration
+        if len(self._task_info[self._rcvd_idx]) == 2:
+            data = self._task_info.pop(self._rcvd_idx)[1]
+            self._rcvd_idx += 1
+            return self._process_data(data)
+        if self._shutdown or self._tasks_outstanding <= 0:
+            raise AssertionError(f"DataLoader iterator is waiting for a batch with no task outstanding "
+                                 f"(shutdown={self._shutdown}, tasks_outstanding={self._tasks_outstanding})")
+        idx, data = self._get_data()
+        self._tasks_outstanding -= 1
+        if isinstance(data, _IterableDatasetStopIteration):
+            if self._persistent_workers: self._workers_status[data.worker_id] = False
+            else: self._mark_worker_as_unavailable(data.worker_id)
+            self._try_put_index()
+            continue
+        if idx == self._rcvd_idx:
+            del self._task_info[idx]
+            self._rcvd_idx += 1
+            return self._process_data(data)
+        if not self._in_order:
+            del self._task_info[idx]
+            return self._process_data(data)
+        self._task_info[idx] += (data,)
+
+_MultiProcessingDataLoaderIter._next_data = _next_data
+
+# %% ../../../nbs/11i_dataloader.ipynb #09241f26
+def _try_put_index(self):
+    "Send the next task to the next active worker, round robin."
+    try: index = self._next_index()
+    except StopIteration: return
+    for _ in range(self._num_workers):
+        k = next(self._worker_queue_idx_cycle)
+        if self._workers_status[k]: break
+    else: return
+    self._index_queues[k].put((self._send_idx, index))
+    self._task_info[self._send_idx] = (k,)
+    self._tasks_outstanding += 1
+    self._send_idx += 1
+
+def _process_data(self, data):
+    self._try_put_index()
+    if isinstance(data, _ExceptionWrapper): data.reraise()
+    return _receive(data)  # with pin_memory, the pin thread has already unpacked (and pinned) it
+
+def _mark_worker_as_unavailable(self, worker_id):
+    "Stop sending tasks to a worker and ask it to exit."
+    q = self._index_queues[worker_id]
+    try: q.put(None)
+    except (OSError, ValueError): pass
+    self._workers_status[worker_id] = False
+
+_MultiProcessingDataLoaderIter._try_put_index, _MultiProcessingDataLoaderIter._process_data = _try_put_index, _process_data
+_MultiProcessingDataLoaderIter._mark_worker_as_unavailable = _mark_worker_as_unavailable
+
+# %% ../../../nbs/11i_dataloader.ipynb #f286c9f1
+def _shutdown_workers(self):
+    "Stop the pin thread and the workers, and free every shared-memory block in flight."
+    if getattr(self, '_shutdown', True): return
+    self._shutdown = True
+    try:
+        if self._pin_memory:
+            self._pin_memory_thread_done_event.set()
+            self._pin_memory_thread.join()
+        self._workers_done_event.set()
+        for i in range(len(self._workers)):
+            if self._workers_status[i] or self._persistent_workers: self._mark_worker_as_unavailable(i)
+        for w in self._workers:
+            w.join(timeout=1.0)
+            if w.is_alive(): w.terminate(); w.join(timeout=1.0)
+    finally:
+        for w in self._workers:
+            if w.is_alive(): w.kill(); w.join()
+        # Blocks still in flight sit in the channels: closing them frees those blocks. Blocks already taken
+        # (results that came early, or that the pin thread passed on) close when their batch is dropped.
+        for c in self._channels: c.close()
         self._task_info = {}
-        self._workers_status = [True] * self._num_workers
-        self._worker_queue_idx_cycle = itertools.cycle(range(self._num_workers))
-        if not first_iter:  # persistent workers: tell each to start a new epoch, and wait for all to confirm
-            self._base_seed = self._draw_seed()
-            for q in self._index_queues: q.put(_ResumeIteration(self._base_seed))
-            resume = self._num_workers
-            while resume > 0:
-                ok, data = self._try_get_data()
-                if ok and isinstance(data[0], _ResumeIteration): resume -= 1
-                # anything else is a batch left over from an epoch cut short: dropping it closes its blocks
-        for _ in range(self._prefetch_factor * self._num_workers): self._try_put_index()
+        if self._pin_memory:
+            while True:
+                try: self._data_queue.get_nowait()
+                except queue.Empty: break
+        for q in (*self._index_queues, self._worker_result_queue):
+            q.cancel_join_thread(); q.close()
+        for w in self._workers: w.close()
+        _live_iterators.discard(self)
 
-    def _try_get_data(self, timeout=_POLL):
-        "One slice of waiting: `(True, item)` or `(False, None)`; raises if a worker died."
-        try:
-            r = self._data_queue.get(timeout=timeout)
-            if not self._pin_memory: _take(r[1], self._channels)  # the pin thread takes its own
-            return True, r
-        except queue.Empty:
-            dead = [i for i, w in enumerate(self._workers) if self._workers_status[i] and not w.is_alive()]
-            if dead:
-                msg = " ".join(_worker_exit_message(i, self._workers[i]) for i in dead)
-                for i in dead: self._mark_worker_as_unavailable(i)
-                self._shutdown_workers()
-                raise RuntimeError(msg) from None
-            return False, None
+def _del_iterator(self): self._shutdown_workers()
 
-    def _get_data(self):
-        "The next result from the workers, waiting in slices; honours `timeout`."
-        deadline = time.monotonic() + self._timeout if self._timeout > 0 else None
-        while True:
-            wait = _POLL if deadline is None else min(_POLL, max(deadline - time.monotonic(), 0))
-            ok, data = self._try_get_data(wait)
-            if ok: return data
-            if deadline is not None and time.monotonic() >= deadline:
-                raise RuntimeError(f"DataLoader timed out after {self._timeout} seconds")
-            if self._pin_memory and not self._pin_memory_thread.is_alive():
-                raise RuntimeError("Pin memory thread exited unexpectedly")
+_MultiProcessingDataLoaderIter._shutdown_workers, _MultiProcessingDataLoaderIter.__del__ = _shutdown_workers, _del_iterator
 
-    def _next_data(self):
-        while True:
-            while self._rcvd_idx < self._send_idx:  # skip tasks of workers that have finished their shard
-                info = self._task_info.get(self._rcvd_idx)
-                if info is not None and (len(info) == 2 or self._workers_status[info[0]]): break
-                self._task_info.pop(self._rcvd_idx, None)
-                self._rcvd_idx += 1
-            else:
-                if not self._persistent_workers: self._shutdown_workers()
-                raise StopIteration
-            if len(self._task_info[self._rcvd_idx]) == 2:
-                data = self._task_info.pop(self._rcvd_idx)[1]
-                self._rcvd_idx += 1
-                return self._process_data(data)
-            if self._shutdown or self._tasks_outstanding <= 0:
-                raise AssertionError(f"DataLoader iterator is waiting for a batch with no task outstanding "
-                                     f"(shutdown={self._shutdown}, tasks_outstanding={self._tasks_outstanding})")
-            idx, data = self._get_data()
-            self._tasks_outstanding -= 1
-            if isinstance(data, _IterableDatasetStopIteration):
-                if self._persistent_workers: self._workers_status[data.worker_id] = False
-                else: self._mark_worker_as_unavailable(data.worker_id)
-                self._try_put_index()
-                continue
-            if idx == self._rcvd_idx:
-                del self._task_info[idx]
-                self._rcvd_idx += 1
-                return self._process_data(data)
-            if not self._in_order:
-                del self._task_info[idx]
-                return self._process_data(data)
-            self._task_info[idx] += (data,)
+# %% ../../../nbs/11i_dataloader.ipynb #1ef577ff
+def _reset(self, loader, first_iter=False):
+    _BaseDataLoaderIter._reset(self, loader, first_iter)
+    self._send_idx = self._rcvd_idx = self._tasks_outstanding = 0
+    self._task_info = {}
+    self._workers_status = [True] * self._num_workers
+    self._worker_queue_idx_cycle = itertools.cycle(range(self._num_workers))
+    if not first_iter:  # persistent workers: tell each to start a new epoch, and wait for all to confirm
+        self._base_seed = self._draw_seed()
+        for q in self._index_queues: q.put(_ResumeIteration(self._base_seed))
+        resume = self._num_workers
+        while resume > 0:
+            ok, data = self._try_get_data()
+            if ok and isinstance(data[0], _ResumeIteration): resume -= 1
+            # anything else is a batch left over from an epoch cut short: dropping it closes its blocks
+    for _ in range(self._prefetch_factor * self._num_workers): self._try_put_index()
 
-    def _try_put_index(self):
-        "Send the next task to the next active worker, round robin."
-        try: index = self._next_index()
-        except StopIteration: return
-        for _ in range(self._num_workers):
-            k = next(self._worker_queue_idx_cycle)
-            if self._workers_status[k]: break
-        else: return
-        self._index_queues[k].put((self._send_idx, index))
-        self._task_info[self._send_idx] = (k,)
-        self._tasks_outstanding += 1
-        self._send_idx += 1
-
-    def _process_data(self, data):
-        self._try_put_index()
-        if isinstance(data, _ExceptionWrapper): data.reraise()
-        return _receive(data)  # with pin_memory, the pin thread has already unpacked (and pinned) it
-
-    def _mark_worker_as_unavailable(self, worker_id):
-        "Stop sending tasks to a worker and ask it to exit."
-        q = self._index_queues[worker_id]
-        try: q.put(None)
-        except (OSError, ValueError): pass
-        self._workers_status[worker_id] = False
-
-    def _shutdown_workers(self):
-        "Stop the pin thread and the workers, and free every shared-memory block in flight."
-        if getattr(self, '_shutdown', True): return
-        self._shutdown = True
-        try:
-            if self._pin_memory:
-                self._pin_memory_thread_done_event.set()
-                self._pin_memory_thread.join()
-            self._workers_done_event.set()
-            for i in range(len(self._workers)):
-                if self._workers_status[i] or self._persistent_workers: self._mark_worker_as_unavailable(i)
-            for w in self._workers:
-                w.join(timeout=1.0)
-                if w.is_alive(): w.terminate(); w.join(timeout=1.0)
-        finally:
-            for w in self._workers:
-                if w.is_alive(): w.kill(); w.join()
-            # Blocks still in flight sit in the channels: closing them frees those blocks. Blocks already taken
-            # (results that came early, or that the pin thread passed on) close when their batch is dropped.
-            for c in self._channels: c.close()
-            self._task_info = {}
-            if self._pin_memory:
-                while True:
-                    try: self._data_queue.get_nowait()
-                    except queue.Empty: break
-            for q in (*self._index_queues, self._worker_result_queue):
-                q.cancel_join_thread(); q.close()
-            for w in self._workers: w.close()
-            _live_iterators.discard(self)
-
-    def __del__(self): self._shutdown_workers()
+_MultiProcessingDataLoaderIter._reset = _reset

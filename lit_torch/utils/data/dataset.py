@@ -30,6 +30,7 @@ class TensorDataset(Dataset):
     def __getitem__(self, index): return tuple(t[index] for t in self.tensors)
     def __len__(self): return self.tensors[0].size(0)
 
+# %% ../../../nbs/11_data.ipynb #58717e1e
 class StackDataset(Dataset):
     "Zip datasets of equal length: samples are tuples (positional) or dicts (keyword)."
     def __init__(self, *args, **kwargs):
@@ -61,6 +62,7 @@ class ConcatDataset(Dataset):
         d = bisect.bisect_right(self.cumulative_sizes, idx)
         return self.datasets[d][idx - (self.cumulative_sizes[d - 1] if d else 0)]
 
+# %% ../../../nbs/11_data.ipynb #6fa10a16
 class ChainDataset(IterableDataset):
     "Iterable datasets one after another."
     def __init__(self, datasets): self.datasets = datasets

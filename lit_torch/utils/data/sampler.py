@@ -48,6 +48,7 @@ class RandomSampler(Sampler):
         yield from randperm(n, generator=g).tolist()[:self.num_samples % n]
     def __len__(self): return self.num_samples
 
+# %% ../../../nbs/11a_sampler.ipynb #f3b52c1d
 class SubsetRandomSampler(Sampler):
     "The given indices, in random order."
     def __init__(self, indices, generator=None): self.indices, self.generator = indices, generator
@@ -72,6 +73,7 @@ class WeightedRandomSampler(Sampler):
         yield from g.choice(len(w), self.num_samples, replace=self.replacement, p=w / w.sum()).tolist()
     def __len__(self): return self.num_samples
 
+# %% ../../../nbs/11a_sampler.ipynb #353e8223
 class BatchSampler(Sampler):
     "Group another sampler's indices into lists of `batch_size` (the last may be short unless `drop_last`)."
     def __init__(self, sampler, batch_size, drop_last):

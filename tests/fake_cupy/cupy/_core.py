@@ -84,6 +84,7 @@ def _rewrap(r, ins, dev):
 def _call(fn, args, kw, view=False, host_ok=False):
     """Run the NumPy function `fn` as a CuPy kernel: device arrays only, all on the current device.
     With `view`, `fn` may return views of its inputs (no kernel, no device check) and is checked only if it copied."""
+    if _emu.inflight: _emu.drain()   # stream order: a kernel starts after the NCCL calls queued before it
     ins = []
     a = _unwrap(args, ins, host_ok)
     k = _unwrap_kw(kw, ins)

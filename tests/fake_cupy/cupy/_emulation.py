@@ -57,8 +57,19 @@ def _caller(depth=int(os.environ.get("FAKE_CUPY_DEPTH", 3))):
         f = f.f_back
     return ' < '.join(out) or '?'
 
+# ---------------------------------------------------------------- work queued on streams (NCCL)
+# A NCCL call returns as soon as its kernel is queued; the kernel finishes when every peer has joined it, or never.
+# The fake NCCL puts each unfinished call here. A later kernel or a host read waits for them (stream order), an
+# Event or Stream answers `done` by testing them, and NcclCommunicator.abort() drops them.
+inflight = []
+
+def drain():
+    "Finish the queued NCCL work, in order: what a kernel or a host read queued after it waits for on a GPU."
+    while inflight: inflight[0].wait()
+
 def record(kind):
     "Log one event of `kind` in every active `count_syncs()` block."
+    if inflight and kind != 'numpy': drain()
     if local.forbid_syncs and kind not in NOT_SYNCS:
         from cupyx import DeviceSynchronized
         raise DeviceSynchronized(f'a {kind} sync at {_caller()} inside cupyx.allow_synchronize(False)')

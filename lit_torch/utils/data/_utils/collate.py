@@ -34,6 +34,7 @@ def default_convert(data):
         except TypeError: return [default_convert(d) for d in data]
     return data
 
+# %% ../../../../nbs/11d_collate.ipynb #86776f39
 def collate(batch, *, collate_fn_map=None):
     "Collate a list of samples by the type of the first one, looking types up in `collate_fn_map`."
     elem = batch[0]
@@ -65,6 +66,7 @@ def collate(batch, *, collate_fn_map=None):
         except TypeError: return fields
     raise TypeError(_default_collate_err_msg_format.format(elem_type))
 
+# %% ../../../../nbs/11d_collate.ipynb #845fba7a
 def _collate_tensor_fn(batch, *, collate_fn_map=None):
     "Stack tensors; in a worker, straight into shared memory."
     elem = batch[0]
@@ -88,6 +90,7 @@ def _type_name(x):
     t = type(x)
     return t.__qualname__ if t.__module__ == 'builtins' else f"{t.__module__}.{t.__qualname__}"
 
+# %% ../../../../nbs/11d_collate.ipynb #03df075a
 def _scalar_dtype(x):
     "The dtype PyTorch infers for one element of a list: a tensor's own, int64 for int, the default float for float."
     if isinstance(x, Tensor): return x.dtype

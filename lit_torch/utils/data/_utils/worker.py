@@ -65,10 +65,12 @@ class _ResumeIteration:
 _POLL = 0.1  # seconds between liveness checks, in workers and in the main process
 
 def _seed_worker(seed, worker_id, base_seed):
+    "Seed Python's, lit_torch's and NumPy's generators in a worker, as PyTorch does (NumPy's from worker id and base seed)."
     random.seed(seed)
     manual_seed(seed)
     np.random.seed(np.random.SeedSequence([worker_id, base_seed]).generate_state(4))
 
+# %% ../../../../nbs/11f_worker.ipynb #471ca964
 def _worker_loop(iterable, dataset, index_queue, data_queue, done_event, auto_collation, collate_fn, drop_last,
                  base_seed, init_fn, worker_id, num_workers, persistent_workers, channel):
     "Serve `(idx, indices)` tasks from `index_queue` until `None`; put `(idx, batch)` on `data_queue`."
@@ -79,8 +81,7 @@ def _worker_loop(iterable, dataset, index_queue, data_queue, done_event, auto_co
         _seed_worker(seed, worker_id, base_seed)
         _worker_info = WorkerInfo(id=worker_id, num_workers=num_workers, seed=seed, dataset=dataset)
         _reductions._shm_state = [channel, {}, worker_id]
-        where = f"in DataLoader worker process {worker_id}"
-        init_exception, fetcher = None, None
+        where, init_exception, fetcher = f"in DataLoader worker process {worker_id}", None, None
         try:
             if init_fn is not None: init_fn(worker_id)
             fetcher = _create_fetcher(iterable, dataset, auto_collation, collate_fn, drop_last)

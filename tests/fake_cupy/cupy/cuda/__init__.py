@@ -34,17 +34,24 @@ class Device:
     def mem_info(self): return runtime.memGetInfo()
 
 class Event:
-    "A marker in a stream; everything is synchronous here, so it is done as soon as it is recorded."
+    "A marker in a stream: done once the NCCL work queued before it has finished (everything else is synchronous here)."
     def __init__(self, block=False, disable_timing=False, interprocess=False):
-        self.device_id, self._recorded = runtime.getDevice(), False
-    def record(self, stream=None): self._recorded = True
+        self.device_id, self._recorded, self._work = runtime.getDevice(), False, []
+    def record(self, stream=None): self._recorded, self._work = True, list(_emu.inflight)
     @property
-    def done(self): return True
-    def synchronize(self): _emu.record('synchronize')
+    def done(self):
+        "cudaEventQuery: True when the work before the event has finished; never blocks."
+        self._work = [w for w in self._work if not w.test()]
+        return not self._work
+    def query(self): return self.done
+    def synchronize(self):
+        for w in self._work: w.wait()
+        self._work = []
+        _emu.record('synchronize')
     ptr = 0
 
 class Stream:
-    "A CUDA stream: a context that makes itself current; its work is done when queued (the emulation is synchronous)."
+    "A CUDA stream: a context that makes itself current; only NCCL work stays queued on it (the rest is synchronous)."
     null = None
     def __init__(self, null=False, non_blocking=False, ptds=False):
         self.ptr, self.device_id = (0 if null else id(self)), runtime.getDevice()
@@ -57,7 +64,7 @@ class Stream:
         return self
     def synchronize(self): _emu.record('synchronize')
     @property
-    def done(self): return True
+    def done(self): return all(w.test() for w in list(_emu.inflight))
     def record(self, event=None):
         event = event or Event()
         event.record(self)

@@ -4,6 +4,10 @@ A world of one process copies between the buffers. A world of several processes 
 each collective through mpi4py's COMM_WORLD on the memory behind the pointers, so the NCCL code path of lit_torch
 (pointers, counts, dtypes, streams) runs end to end; only communicators that span the whole MPI world are emulated.
 Every call checks that the buffers live on the communicator's device and that this device is current.
+
+As on a GPU, a call between ranks only *queues* the collective (a nonblocking MPI call) and returns: it finishes
+when every peer has joined it, which an Event recorded after it reports (`event.done`), and a later kernel or host
+read waits for it (stream order). A peer that never arrives leaves it queued forever; `abort()` drops it.
 """
 import ctypes, os
 import numpy as np
@@ -45,6 +49,29 @@ def groupEnd():
         ops, _pending[:] = list(_pending), []
         _run_p2p(ops)
 
+class _Queued:
+    "One NCCL call queued on a stream: its MPI requests, the buffers they use, and what to do once they complete."
+    def __init__(self, comm, reqs, keep=None, then=None):
+        self.comm, self.reqs, self.keep, self.then, self.finished = comm, list(reqs), keep, then, False
+        _emu.inflight.append(self)
+    def _finish(self):
+        self.finished, self.keep = True, None
+        if self in _emu.inflight: _emu.inflight.remove(self)
+        if self.then is not None: self.then()
+    def test(self):
+        "Poll (MPI progresses the transfer); True once finished."
+        if not self.finished and _MPI().Request.Testall(self.reqs): self._finish()
+        return self.finished
+    def wait(self):
+        "Block until finished: forever, if a peer never joins."
+        if not self.finished:
+            _MPI().Request.Waitall(self.reqs)
+            self._finish()
+
+def _MPI():
+    from mpi4py import MPI
+    return MPI
+
 def _run_p2p(ops):
     "Start every send and receive, then wait for all: a rank may send to itself inside a group."
     local = [o for o in ops if o[0]._mpi is None]
@@ -56,9 +83,7 @@ def _run_p2p(ops):
     reqs = []
     for comm, kind, buf, peer in (o for o in ops if o[0]._mpi is not None):
         reqs.append(comm._mpi.Isend(buf, dest=peer, tag=7) if kind == 'send' else comm._mpi.Irecv(buf, source=peer, tag=7))
-    if reqs:
-        from mpi4py import MPI
-        MPI.Request.Waitall(reqs)
+    if reqs: _Queued(ops[0][0], reqs, keep=ops)
 
 def _view(ptr, count, datatype):
     "A NumPy array over the `count` elements at device address `ptr`."
@@ -81,15 +106,24 @@ class NcclCommunicator:
     def rank_id(self): return self._rank
     def size(self): return self._size
     def destroy(self):
+        for w in [w for w in _emu.inflight if w.comm is self]: w.wait()   # ncclCommDestroy lets queued work finish
         if self._mpi is not None and not self._MPI.Is_finalized(): self._mpi.Free()
-        self._mpi = None
-    abort = destroy
+        self._mpi, self._aborted = None, True
+    def abort(self):
+        "ncclCommAbort: the queued kernels stop (they never finish) and the communicator is unusable."
+        _emu.inflight[:] = [w for w in _emu.inflight if w.comm is not self]
+        self._mpi, self._aborted = None, True
+    _aborted = False
     def _check(self, *ptrs):
+        if self._aborted: raise NcclError(14, 'the communicator was aborted or destroyed')
         if runtime.getDevice() != self._dev:
             raise NcclError(12, f'the communicator belongs to device {self._dev} but device {runtime.getDevice()} is current')
         for p in ptrs:
             d = _device_of_pointer(p)
             if d != self._dev: raise NcclError(4, f'buffer at {p:#x} is on {"the host" if d is None else f"device {d}"}, not on device {self._dev}')
+    def _queue(self, req, keep, op=None, r=None):
+        "Leave the MPI request queued on the stream; AVG divides once it completes."
+        _Queued(self, [req], keep, (lambda: r.__setitem__(Ellipsis, r / self._size)) if op == NCCL_AVG and r is not None else None)
     def _op(self, op):
         M = self._MPI
         return {NCCL_SUM: M.SUM, NCCL_PROD: M.PROD, NCCL_MAX: M.MAX, NCCL_MIN: M.MIN, NCCL_AVG: M.SUM}[op]
@@ -97,7 +131,9 @@ class NcclCommunicator:
         self._check(sendbuf, recvbuf)
         s, r = _view(sendbuf, count, datatype), _view(recvbuf, count, datatype)
         if self._mpi is None: r[...] = s
-        else: self._mpi.Allreduce(self._MPI.IN_PLACE if sendbuf == recvbuf else s.copy(), r, self._op(op))
+        else:
+            send = self._MPI.IN_PLACE if sendbuf == recvbuf else s.copy()
+            return self._queue(self._mpi.Iallreduce(send, r, self._op(op)), (send, r), op, r)
         if op == NCCL_AVG: r[...] = r / self._size
     def reduce(self, sendbuf, recvbuf, count, datatype, op, root, stream):
         self._check(sendbuf, *([recvbuf] if self._rank == root else []))
@@ -106,24 +142,28 @@ class NcclCommunicator:
         if self._mpi is None: r[...] = s
         else:
             send = self._MPI.IN_PLACE if self._rank == root and sendbuf == recvbuf else s.copy()
-            self._mpi.Reduce(send, r, self._op(op), root=root)
+            return self._queue(self._mpi.Ireduce(send, r, self._op(op), root=root), (send, r), op, r)
         if op == NCCL_AVG and r is not None: r[...] = r / self._size
     def broadcast(self, sendbuff, recvbuff, count, datatype, root, stream):
         self._check(sendbuff, recvbuff)
         s, r = _view(sendbuff, count, datatype), _view(recvbuff, count, datatype)
         if self._rank == root and sendbuff != recvbuff: r[...] = s
-        if self._mpi is not None: self._mpi.Bcast(r, root=root)
+        if self._mpi is not None: self._queue(self._mpi.Ibcast(r, root=root), r)
     def bcast(self, buff, count, datatype, root, stream): self.broadcast(buff, buff, count, datatype, root, stream)
     def allGather(self, sendbuf, recvbuf, count, datatype, stream):
         self._check(sendbuf, recvbuf)
         s, r = _view(sendbuf, count, datatype), _view(recvbuf, count * self._size, datatype)
         if self._mpi is None: r[...] = s
-        else: self._mpi.Allgather(s.copy(), r)
+        else:
+            s = s.copy()
+            self._queue(self._mpi.Iallgather(s, r), (s, r))
     def reduceScatter(self, sendbuf, recvbuf, recvcount, datatype, op, stream):
         self._check(sendbuf, recvbuf)
         s, r = _view(sendbuf, recvcount * self._size, datatype), _view(recvbuf, recvcount, datatype)
         if self._mpi is None: r[...] = s
-        else: self._mpi.Reduce_scatter_block(s.copy(), r, self._op(op))
+        else:
+            s = s.copy()
+            return self._queue(self._mpi.Ireduce_scatter_block(s, r, self._op(op)), (s, r), op, r)
         if op == NCCL_AVG: r[...] = r / self._size
     def _p2p(self, kind, ptr, count, datatype, peer):
         self._check(ptr)
