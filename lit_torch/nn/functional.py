@@ -439,7 +439,7 @@ def _weight_times_cols(wa, cols, ba, N, out):
 def _conv_forward(xa, wa, ba, geo):
     "The convolution of `xa` with `wa` (plus `ba`), and the channels-last columns the weight gradient reuses (see below)."
     cols, out = _im2col_cl(xa, wa.shape[2:], geo)
-    return _from_cl(cols @ _w_cl(wa, geo[3]), xa.shape[0], out, ba), cols
+    return _from_cl(cols @ _w_rows(wa, geo[3]).swapaxes(-1, -2), xa.shape[0], out, ba), cols
 
 # %% ../../nbs/04_functional.ipynb #d523f509
 def _col2im(gcols, xshape, geo):
@@ -455,16 +455,19 @@ def _col2im(gcols, xshape, geo):
     return xp.ascontiguousarray(acc.swapaxes(0, 1))
 
 def _conv_input_grad(gya, wa, xshape, geo):
-    "col2im of ∂y·Wᵀ: every window element's gradient added back where it came from."
+    "col2im of ∂y·W: every window element's gradient added back where it came from."
     groups, N, out, ksize = geo[3], gya.shape[0], tuple(gya.shape[2:]), tuple(wa.shape[2:])
-    gcols = _to_cl(gya, groups) @ _w_cl(wa, groups).swapaxes(-1, -2)  # (groups, N·L, k…·C/groups)
+    gcols = _to_cl(gya, groups) @ _w_rows(wa, groups)  # (groups, N·L, k…·C/groups)
     return _col2im_cl(gcols.reshape((groups, N) + out + ksize + (xshape[1] // groups,)), xshape, geo)
 
 def _conv_weight_grad(cols, gya, wshape, groups):
-    "∂yᵀ·cols: one matrix product, the batch summed inside it; back from channels last to (O, C/groups, *k)."
-    nd = len(wshape) - 2
-    gw = (_to_cl(gya, groups).swapaxes(-1, -2) @ cols).reshape((groups, wshape[0] // groups) + tuple(wshape[2:]) + (wshape[1],))
-    return get_array_module(gw).ascontiguousarray(gw.transpose((0, 1, 2 + nd) + tuple(range(2, 2 + nd)))).reshape(wshape)
+    "∂y·cols, the batch summed inside the product; back from channels last to (O, C/groups, *k)."
+    N, L, (_, _, K) = gya.shape[0], int(np.prod(gya.shape[2:])), cols.shape
+    if L >= K:  # one product per image straight from ∂y's (O, L) rows, no transposed copy of ∂y
+        gw = (gya.reshape(N, groups, wshape[0] // groups, L) @ cols.reshape(groups, N, L, K).swapaxes(0, 1)).sum(0)
+    else: gw = _to_cl(gya, groups).swapaxes(-1, -2) @ cols
+    gw = gw.reshape(groups, wshape[0] // groups, K // wshape[1], wshape[1])
+    return get_array_module(gw).ascontiguousarray(gw.transpose(0, 1, 3, 2)).reshape(wshape)
 
 # %% ../../nbs/04_functional.ipynb #c1a57a02
 def _im2col_cl(xa, ksize, geo):
@@ -481,11 +484,11 @@ def _im2col_cl(xa, ksize, geo):
     cols = xp.ascontiguousarray(v.transpose((1 + nd, 0) + tuple(range(1, 1 + nd)) + tuple(range(3 + nd, 3 + 2 * nd)) + (2 + nd,)))
     return cols.reshape(groups, N * int(np.prod(out)), int(np.prod(ksize)) * (C // groups)), out  # sizes spelled out: N may be 0
 
-def _w_cl(wa, groups):
-    "The weight (O, C/groups, *k) as (groups, k…·C/groups, O/groups), its rows in the columns' order."
-    O, nd = wa.shape[0], wa.ndim - 2
-    w = wa.reshape((groups, O // groups) + tuple(wa.shape[1:]))
-    return w.transpose((0,) + tuple(range(3, 3 + nd)) + (2, 1)).reshape(groups, int(np.prod(wa.shape[1:])), O // groups)
+def _w_rows(wa, groups):
+    "The weight (O, C/groups, *k) as (groups, O/groups, k…·C/groups): each filter a row in the columns' order."
+    O, Cg = wa.shape[:2]
+    w = wa.reshape(groups, O // groups, Cg, -1).transpose(0, 1, 3, 2)
+    return get_array_module(wa).ascontiguousarray(w).reshape(groups, O // groups, -1)
 
 def _to_cl(a, groups):
     "(N, O, *out) as (groups, N·L, O/groups)."
