@@ -27,7 +27,7 @@ def best_of(f, n=3):
         t = time.perf_counter(); f(); best = min(best, time.perf_counter() - t)
     return best
 
-def interleaved(make, rounds=None, n=3):
+def interleaved(make, rounds=None, n=2):
     "Median over interleaved rounds of each library's best-of-`n` step time (torch's idle threads get a pause)."
     steps = {m: make(m) for m in (torch, lt)}
     for f in steps.values(): f(); f()
