@@ -444,8 +444,9 @@ def _weight_times_cols(wa, cols, ba, N, out):
 
 def _conv_forward(xa, wa, ba, geo):
     "The convolution of `xa` with `wa` (plus `ba`), and the channels-last columns the weight gradient reuses (see below)."
-    cols, out = _im2col_cl(xa, wa.shape[2:], geo)
-    return _from_cl(cols @ _w_rows(wa, geo[3]).swapaxes(-1, -2), xa.shape[0], out, ba), cols
+    cm = _channel_major(wa.shape, geo[3], xa.shape[0], _conv_out_size(xa.shape, wa.shape[2:], geo))
+    cols, out = _im2col_cl(xa, wa.shape[2:], geo, cm)
+    return _from_cl(cols @ _w_mat(wa, geo[3], cm).swapaxes(-1, -2), xa.shape[0], out, ba), cols
 
 # %% ../../nbs/04_functional.ipynb #d523f509
 def _col2im(gcols, xshape, geo):
@@ -463,8 +464,11 @@ def _col2im(gcols, xshape, geo):
 def _conv_input_grad(gya, wa, xshape, geo):
     "col2im of ∂y·W: every window element's gradient added back where it came from."
     groups, N, out, ksize = geo[3], gya.shape[0], tuple(gya.shape[2:]), tuple(wa.shape[2:])
-    gcols = _to_cl(gya, groups) @ _w_rows(wa, groups)  # (groups, N·L, k…·C/groups)
-    return _col2im_cl(gcols.reshape((groups, N) + out + ksize + (xshape[1] // groups,)), xshape, geo)
+    nd, Cg, cm = len(ksize), xshape[1] // groups, _channel_major(wa.shape, groups, N, out)
+    gcols = _to_cl(gya, groups) @ _w_mat(wa, groups, cm)  # (groups, N·L, k…·C/groups), or C/groups·k… when cm
+    if not cm: return _col2im_cl(gcols.reshape((groups, N) + out + ksize + (Cg,)), xshape, geo)
+    gcols = gcols.reshape((groups, N) + out + (Cg,) + ksize)  # viewed in the kernel-major order col2im reads
+    return _col2im_cl(gcols.transpose(tuple(range(2 + nd)) + tuple(range(3 + nd, 3 + 2 * nd)) + (2 + nd,)), xshape, geo)
 
 def _conv_weight_grad(cols, gya, wshape, groups):
     "∂y·cols, the batch summed inside the product; back from channels last to (O, C/groups, *k)."
@@ -472,12 +476,13 @@ def _conv_weight_grad(cols, gya, wshape, groups):
     if L >= K:  # one product per image straight from ∂y's (O, L) rows, no transposed copy of ∂y
         gw = (gya.reshape(N, groups, wshape[0] // groups, L) @ cols.reshape(groups, N, L, K).swapaxes(0, 1)).sum(0)
     else: gw = _to_cl(gya, groups).swapaxes(-1, -2) @ cols
+    if _channel_major(wshape, groups, N, gya.shape[2:]): return gw.reshape(wshape)  # already the weight's order
     gw = gw.reshape(groups, wshape[0] // groups, K // wshape[1], wshape[1])
     return get_array_module(gw).ascontiguousarray(gw.transpose(0, 1, 3, 2)).reshape(wshape)
 
 # %% ../../nbs/04_functional.ipynb #c1a57a02
-def _im2col_cl(xa, ksize, geo):
-    "Channels-last columns (groups, N·L, k…·C/groups) of the windows, and the output size: one copy of a strided view."
+def _im2col_cl(xa, ksize, geo, channel_major=False):
+    "Channels-last columns (groups, N·L, k…·C/groups) of the windows (C/groups·k… if `channel_major`), and the output size."
     stride, pads, dilation, groups = geo
     xp, nd, (N, C) = get_array_module(xa), len(ksize), xa.shape[:2]
     xl = xp.zeros((N,) + tuple(s + lo + hi for s, (lo, hi) in zip(xa.shape[2:], pads)) + (C,), xa.dtype)
@@ -487,7 +492,8 @@ def _im2col_cl(xa, ksize, geo):
     v = v[(slice(None),) + tuple(slice(None, None, s) for s in stride) + (slice(None),) + tuple(slice(None, None, d) for d in dilation)]
     out = tuple(v.shape[1:1 + nd])
     v = v.reshape((N,) + out + (groups, C // groups) + tuple(ksize))
-    cols = xp.ascontiguousarray(v.transpose((1 + nd, 0) + tuple(range(1, 1 + nd)) + tuple(range(3 + nd, 3 + 2 * nd)) + (2 + nd,)))
+    last = (2 + nd,) + tuple(range(3 + nd, 3 + 2 * nd)) if channel_major else tuple(range(3 + nd, 3 + 2 * nd)) + (2 + nd,)
+    cols = xp.ascontiguousarray(v.transpose((1 + nd, 0) + tuple(range(1, 1 + nd)) + last))  # one copy of the strided view
     return cols.reshape(groups, N * int(np.prod(out)), int(np.prod(ksize)) * (C // groups)), out  # sizes spelled out: N may be 0
 
 def _w_rows(wa, groups):
@@ -523,6 +529,20 @@ def _col2im_cl(gcols, xshape, geo):
         acc[(slice(None),) + sl] += src[(slice(None),) * (1 + nd) + k]
     acc = acc[(slice(None),) + tuple(slice(lo, lo + s) for s, (lo, _) in zip(xshape[2:], pads))]
     return xp.ascontiguousarray(acc.reshape(acc.shape[:1 + nd] + (C,)).transpose((0, 1 + nd) + tuple(range(1, 1 + nd))))
+
+# %% ../../nbs/04_functional.ipynb #93feb283
+def _conv_out_size(xshape, ksize, geo):
+    "The convolution's output size (before im2col has built the windows)."
+    stride, pads, dilation = geo[:3]
+    return tuple((n + lo + hi - d * (k - 1) - 1) // s + 1 for n, k, s, (lo, hi), d in zip(xshape[2:], ksize, stride, pads, dilation))
+
+def _channel_major(wshape, groups, N, out):
+    "Columns in the weight's (C, k…) order when the weight is the bigger matrix: then it needs no reordering."
+    return wshape[0] // groups > N * int(np.prod(out))
+
+def _w_mat(wa, groups, channel_major):
+    "The weight as (groups, O/groups, K) in the columns' order: a free view when `channel_major`, else reordered rows."
+    return wa.reshape(groups, wa.shape[0] // groups, -1) if channel_major else _w_rows(wa, groups)
 
 # %% ../../nbs/04_functional.ipynb #0befa9c2
 class Convolution(Function):
@@ -568,7 +588,7 @@ class _ConvWeightGrad(Function):
     def forward(ctx, x, gy, wshape, geo):
         ctx.save_for_backward(x, gy)
         ctx.geo = geo
-        cols, _ = _im2col_cl(x._data, wshape[2:], geo)
+        cols, _ = _im2col_cl(x._data, wshape[2:], geo, _channel_major(wshape, geo[3], gy.shape[0], gy.shape[2:]))
         return _conv_weight_grad(cols, gy._data, wshape, geo[3])
     @staticmethod
     def backward(ctx, ggw):
