@@ -12,7 +12,7 @@ import argparse, os, re, subprocess, sys, time
 from pathlib import Path
 
 HERE = Path(__file__).parent
-TIMEOUTS = {'models': 400, 'serialization': 240}  # seconds, for the scripts that need more than --timeout
+TIMEOUTS = {'models': 400, 'serialization': 240, 'data': 240}  # seconds, for the scripts that need more than --timeout
 
 def cells(line): return [c.strip() for c in line.strip().strip('|').split('|')]
 
