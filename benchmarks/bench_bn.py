@@ -5,7 +5,7 @@
    same bytes (bench_allreduce.py, launched with mpiexec -n 2): goal at least 0.8 of raw.
 Run: python benchmarks/bench_bn.py
 """
-import subprocess, sys
+import os, subprocess, sys
 from pathlib import Path
 import torch
 import lit_torch as lt
@@ -36,6 +36,8 @@ def main():
     print(f'threads: torch {torch.get_num_threads()}\n')
     print('| benchmark | torch | lit_torch | ratio | goal |\n|---|---|---|---|---|')
     for name, t, l, goal in rows(): print(f'| {name} | {t * 1e3:.2f} ms | {l * 1e3:.2f} ms | {l / t:.2f}x | {goal} |')
+    if os.environ.get('LIT_BENCH_RUN_ALL'):  # run_all.py runs bench_allreduce.py in its own turn
+        print('\nDDP all-reduce: see bench_allreduce.py'); return
     print('\nDDP all-reduce on 2 local ranks (goal: DDP / raw >= 0.8)\n', flush=True)
     subprocess.run([sys.executable, str(Path(__file__).parent / 'bench_allreduce.py')], check=True)
 

@@ -2,11 +2,13 @@
 DCGAN generator step (ConvTranspose2d).
 
 Each step is the same code for both libraries (`import lit_torch as torch` style), timed with the
-helpers of bench_core. Run: python benchmarks/bench_nn.py [--device cuda]   (on a GPU: float32 with torch's TF32 off;
+helpers of bench_core. The floor is the step's Linear/Conv/ConvTranspose FLOPs (3x the forward's, counted with a
+global forward hook on the torch step) at NumPy's measured float32 GEMM rate. Run: python benchmarks/bench_nn.py [--device cuda]   (on a GPU: float32 with torch's TF32 off;
 each timed step ends with a synchronize)
 """
-import sys
+import math, sys, time
 from pathlib import Path
+import numpy as np
 import torch
 import lit_torch as lt
 sys.path.insert(0, str(Path(__file__).parent))
@@ -69,6 +71,26 @@ def dcgan(m, batch=16, nz=100, ngf=64):
         opt.zero_grad(); loss.backward(); opt.step()
     return step
 
+def step_flops(make):
+    "3x the forward FLOPs of the torch step's Linear, Conv2d and ConvTranspose2d layers (a global forward hook)."
+    total = [0]
+    def hook(mod, args, out):
+        if isinstance(mod, torch.nn.Linear): total[0] += 2 * out.numel() * mod.in_features
+        elif isinstance(mod, torch.nn.ConvTranspose2d): total[0] += 2 * args[0].numel() * mod.out_channels // mod.groups * math.prod(mod.kernel_size)
+        elif isinstance(mod, torch.nn.Conv2d): total[0] += 2 * out.numel() * mod.in_channels // mod.groups * math.prod(mod.kernel_size)
+    h = torch.nn.modules.module.register_module_forward_hook(hook)
+    try: make(torch)()
+    finally: h.remove()
+    return 3 * total[0]
+
+def gemm_rate(n=512, reps=10):
+    "NumPy's float32 GEMM rate (FLOP/s), best of `reps`."
+    a, b = np.random.rand(n, n).astype(np.float32), np.random.rand(n, n).astype(np.float32)
+    best = float('inf')
+    for _ in range(reps + 1):
+        t = time.perf_counter(); a @ b; best = min(best, time.perf_counter() - t)
+    return 2 * n ** 3 / best
+
 def main():
     global DEVICE
     import argparse
@@ -78,12 +100,16 @@ def main():
     if DEVICE != 'cpu':
         torch.backends.cuda.matmul.allow_tf32 = torch.backends.cudnn.allow_tf32 = False
         print(f'device: {DEVICE}: torch on {torch.cuda.get_device_name()}, lit_torch on CuPy; float32, TF32 off')
-    rows = [('MLP 784-512-512-10 step (nn.Sequential, CrossEntropyLoss, SGD), batch 128', *side_by_side(mlp)),
-            ('CNN step: conv 3→32→64, 32×32, batch 32 (SGD momentum)', *side_by_side(cnn)),
-            ('Conv2d 32→64 3×3, 16×16, batch 32, forward+backward', *side_by_side(conv)),
-            ('DCGAN generator step: ConvTranspose2d 100→512→256→128→64→3, 64×64, BatchNorm2d+ReLU, batch 16 (Adam)', *side_by_side(dcgan))]
-    print(f'threads: torch {torch.get_num_threads()}\n')
-    print('| benchmark | torch | lit_torch | ratio |\n|---|---|---|---|')
-    for name, t, l in rows: print(f'| {name} | {t * 1e3:.2f} ms | {l * 1e3:.2f} ms | {l / t:.2f}x |')
+    makes = [('MLP 784-512-512-10 step (nn.Sequential, CrossEntropyLoss, SGD), batch 128', mlp),
+             ('CNN step: conv 3→32→64, 32×32, batch 32 (SGD momentum)', cnn),
+             ('Conv2d 32→64 3×3, 16×16, batch 32, forward+backward', conv),
+             ('DCGAN generator step: ConvTranspose2d 100→512→256→128→64→3, 64×64, BatchNorm2d+ReLU, batch 16 (Adam)', dcgan)]
+    rows = [(name, *side_by_side(make), step_flops(make) if DEVICE == 'cpu' else None) for name, make in makes]
+    rate = gemm_rate() if DEVICE == 'cpu' else None
+    print(f'threads: torch {torch.get_num_threads()}' + (f'; NumPy float32 GEMM rate {rate / 1e9:.0f} GFLOP/s' if rate else '') + '\n')
+    print('| benchmark | torch | lit_torch | ratio | GEMM floor | lit_torch / floor |\n|---|---|---|---|---|---|')
+    for name, t, l, flops in rows:
+        floor = f'{flops / rate * 1e3:.2f} ms | {l / (flops / rate):.2f}x' if flops else ' | '
+        print(f'| {name} | {t * 1e3:.2f} ms | {l * 1e3:.2f} ms | {l / t:.2f}x | {floor} |')
 
 if __name__ == '__main__': main()

@@ -1,8 +1,8 @@
 """save + load of a state dict, torch.save/torch.load against lit_torch.save/lit_torch.load, side by side.
 Goal (issue 17): lit_torch at most 2x torch on a 4,000-tensor state dict.
 
-    python benchmarks/bench_serialization.py            # all cases, 5 interleaved rounds in separate processes
-    python benchmarks/bench_serialization.py --rounds 3
+    python benchmarks/bench_serialization.py            # all cases, 3 interleaved rounds in separate processes
+    python benchmarks/bench_serialization.py --rounds 5
 
 Each round runs each library in its own process (so neither's threads or caches affect the other), builds the
 same state dict from a seeded NumPy generator, saves and loads it once to warm up, then times REPS save+load
@@ -46,7 +46,7 @@ def run(lib, case, fmt):
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 def main():
-    ap = argparse.ArgumentParser(); ap.add_argument('--rounds', type=int, default=5); a = ap.parse_args()
+    ap = argparse.ArgumentParser(); ap.add_argument('--rounds', type=int, default=3); a = ap.parse_args()
     print(f"| case | format | torch save + load s | lit_torch save + load s | lit_torch / torch | lit save / load s | file MiB |")
     print("|---|---|---:|---:|---:|---:|---:|")
     for case in CASES:

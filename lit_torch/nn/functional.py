@@ -138,6 +138,7 @@ def _erfc_scaled(y):
     out[~mid] = (1 / math.sqrt(math.pi) - z * _rational(z, _ERF_P[:5], _ERF_Q, _ERF_P[5])) / y[~mid]
     return out
 
+# %% ../../nbs/04_functional.ipynb #e54d94f7
 def _erf_float32(a):
     "erf to float32 precision (|error| < 1.5e-7, Abramowitz & Stegun 7.1.26), in a few in-place passes."
     xp = get_array_module(a)
@@ -190,6 +191,7 @@ def _gelu_composite(x, approximate):
     if approximate == 'tanh': return 0.5 * x * (1 + (_SQRT_2_PI * (x + 0.044715 * x * x * x)).tanh())
     return x * _NormalCdf.apply(x)
 
+# %% ../../nbs/04_functional.ipynb #407da57c
 class Gelu(Function):
     "GELU, exact or tanh-approximated, with its derivative computed on arrays."
     _node_name = 'GeluBackward0'
@@ -229,6 +231,7 @@ def gelu(input, approximate='none'):
     if approximate not in ('none', 'tanh'): raise RuntimeError("approximate argument must be either none or tanh.")
     return Gelu.apply(input, approximate)
 
+# %% ../../nbs/04_functional.ipynb #8ca7bd73
 class Silu(Function):
     "SiLU, with its derivative computed on arrays."
     _node_name = 'SiluBackward0'
@@ -287,6 +290,7 @@ def _layer_norm_composite(x, normalized_shape, weight, bias, eps):
     if weight is not None: y = y * weight
     return y + bias if bias is not None else y
 
+# %% ../../nbs/04_functional.ipynb #6b031c81
 class NativeLayerNorm(Function):
     "Layer norm with the fused backward derived above."
     _node_name = 'NativeLayerNormBackward0'
@@ -323,6 +327,7 @@ class NativeLayerNorm(Function):
         if nb: gb = _like((xp.ones(g.shape[0], g.dtype) @ g).reshape(b.shape), grad)
         return gx, None, gw, gb, None
 
+# %% ../../nbs/04_functional.ipynb #c40a4928
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     "Normalize over the last dimensions `normalized_shape`, then scale by `weight` and shift by `bias`."
     if isinstance(normalized_shape, numbers.Integral):
@@ -375,6 +380,7 @@ class _EmbeddingDenseBackward(Function):
         out = EmbeddingLookup.apply(ggw, indices, None, False)
         return (out * _like(ctx.scale[..., None], out) if ctx.scale is not None else out), None, None, None, None
 
+# %% ../../nbs/04_functional.ipynb #289e3c0a
 def _renorm_rows(weight, idx, max_norm, norm_type):
     "Scale the rows `idx` of `weight` whose `norm_type`-norm exceeds `max_norm` down to it, in place."
     a = weight._data
@@ -438,8 +444,9 @@ def _weight_times_cols(wa, cols, ba, N, out):
 
 def _conv_forward(xa, wa, ba, geo):
     "The convolution of `xa` with `wa` (plus `ba`), and the channels-last columns the weight gradient reuses (see below)."
-    cols, out = _im2col_cl(xa, wa.shape[2:], geo)
-    return _from_cl(cols @ _w_cl(wa, geo[3]), xa.shape[0], out, ba), cols
+    cm = _channel_major(wa.shape, geo[3], xa.shape[0], _conv_out_size(xa.shape, wa.shape[2:], geo))
+    cols, out = _im2col_cl(xa, wa.shape[2:], geo, cm)
+    return _from_cl(cols @ _w_mat(wa, geo[3], cm).swapaxes(-1, -2), xa.shape[0], out, ba), cols
 
 # %% ../../nbs/04_functional.ipynb #d523f509
 def _col2im(gcols, xshape, geo):
@@ -455,20 +462,27 @@ def _col2im(gcols, xshape, geo):
     return xp.ascontiguousarray(acc.swapaxes(0, 1))
 
 def _conv_input_grad(gya, wa, xshape, geo):
-    "col2im of ∂y·Wᵀ: every window element's gradient added back where it came from."
+    "col2im of ∂y·W: every window element's gradient added back where it came from."
     groups, N, out, ksize = geo[3], gya.shape[0], tuple(gya.shape[2:]), tuple(wa.shape[2:])
-    gcols = _to_cl(gya, groups) @ _w_cl(wa, groups).swapaxes(-1, -2)  # (groups, N·L, k…·C/groups)
-    return _col2im_cl(gcols.reshape((groups, N) + out + ksize + (xshape[1] // groups,)), xshape, geo)
+    nd, Cg, cm = len(ksize), xshape[1] // groups, _channel_major(wa.shape, groups, N, out)
+    gcols = _to_cl(gya, groups) @ _w_mat(wa, groups, cm)  # (groups, N·L, k…·C/groups), or C/groups·k… when cm
+    if not cm: return _col2im_cl(gcols.reshape((groups, N) + out + ksize + (Cg,)), xshape, geo)
+    gcols = gcols.reshape((groups, N) + out + (Cg,) + ksize)  # viewed in the kernel-major order col2im reads
+    return _col2im_cl(gcols.transpose(tuple(range(2 + nd)) + tuple(range(3 + nd, 3 + 2 * nd)) + (2 + nd,)), xshape, geo)
 
 def _conv_weight_grad(cols, gya, wshape, groups):
-    "∂yᵀ·cols: one matrix product, the batch summed inside it; back from channels last to (O, C/groups, *k)."
-    nd = len(wshape) - 2
-    gw = (_to_cl(gya, groups).swapaxes(-1, -2) @ cols).reshape((groups, wshape[0] // groups) + tuple(wshape[2:]) + (wshape[1],))
-    return get_array_module(gw).ascontiguousarray(gw.transpose((0, 1, 2 + nd) + tuple(range(2, 2 + nd)))).reshape(wshape)
+    "∂y·cols, the batch summed inside the product; back from channels last to (O, C/groups, *k)."
+    N, L, (_, _, K) = gya.shape[0], int(np.prod(gya.shape[2:])), cols.shape
+    if L >= K:  # one product per image straight from ∂y's (O, L) rows, no transposed copy of ∂y
+        gw = (gya.reshape(N, groups, wshape[0] // groups, L) @ cols.reshape(groups, N, L, K).swapaxes(0, 1)).sum(0)
+    else: gw = _to_cl(gya, groups).swapaxes(-1, -2) @ cols
+    if _channel_major(wshape, groups, N, gya.shape[2:]): return gw.reshape(wshape)  # already the weight's order
+    gw = gw.reshape(groups, wshape[0] // groups, K // wshape[1], wshape[1])
+    return get_array_module(gw).ascontiguousarray(gw.transpose(0, 1, 3, 2)).reshape(wshape)
 
 # %% ../../nbs/04_functional.ipynb #c1a57a02
-def _im2col_cl(xa, ksize, geo):
-    "Channels-last columns (groups, N·L, k…·C/groups) of the windows, and the output size: one copy of a strided view."
+def _im2col_cl(xa, ksize, geo, channel_major=False):
+    "Channels-last columns (groups, N·L, k…·C/groups) of the windows (C/groups·k… if `channel_major`), and the output size."
     stride, pads, dilation, groups = geo
     xp, nd, (N, C) = get_array_module(xa), len(ksize), xa.shape[:2]
     xl = xp.zeros((N,) + tuple(s + lo + hi for s, (lo, hi) in zip(xa.shape[2:], pads)) + (C,), xa.dtype)
@@ -478,14 +492,15 @@ def _im2col_cl(xa, ksize, geo):
     v = v[(slice(None),) + tuple(slice(None, None, s) for s in stride) + (slice(None),) + tuple(slice(None, None, d) for d in dilation)]
     out = tuple(v.shape[1:1 + nd])
     v = v.reshape((N,) + out + (groups, C // groups) + tuple(ksize))
-    cols = xp.ascontiguousarray(v.transpose((1 + nd, 0) + tuple(range(1, 1 + nd)) + tuple(range(3 + nd, 3 + 2 * nd)) + (2 + nd,)))
+    last = (2 + nd,) + tuple(range(3 + nd, 3 + 2 * nd)) if channel_major else tuple(range(3 + nd, 3 + 2 * nd)) + (2 + nd,)
+    cols = xp.ascontiguousarray(v.transpose((1 + nd, 0) + tuple(range(1, 1 + nd)) + last))  # one copy of the strided view
     return cols.reshape(groups, N * int(np.prod(out)), int(np.prod(ksize)) * (C // groups)), out  # sizes spelled out: N may be 0
 
-def _w_cl(wa, groups):
-    "The weight (O, C/groups, *k) as (groups, k…·C/groups, O/groups), its rows in the columns' order."
-    O, nd = wa.shape[0], wa.ndim - 2
-    w = wa.reshape((groups, O // groups) + tuple(wa.shape[1:]))
-    return w.transpose((0,) + tuple(range(3, 3 + nd)) + (2, 1)).reshape(groups, int(np.prod(wa.shape[1:])), O // groups)
+def _w_rows(wa, groups):
+    "The weight (O, C/groups, *k) as (groups, O/groups, k…·C/groups): each filter a row in the columns' order."
+    O, Cg = wa.shape[:2]
+    w = wa.reshape(groups, O // groups, Cg, -1).transpose(0, 1, 3, 2)
+    return get_array_module(wa).ascontiguousarray(w).reshape(groups, O // groups, -1)
 
 def _to_cl(a, groups):
     "(N, O, *out) as (groups, N·L, O/groups)."
@@ -515,6 +530,20 @@ def _col2im_cl(gcols, xshape, geo):
     acc = acc[(slice(None),) + tuple(slice(lo, lo + s) for s, (lo, _) in zip(xshape[2:], pads))]
     return xp.ascontiguousarray(acc.reshape(acc.shape[:1 + nd] + (C,)).transpose((0, 1 + nd) + tuple(range(1, 1 + nd))))
 
+# %% ../../nbs/04_functional.ipynb #93feb283
+def _conv_out_size(xshape, ksize, geo):
+    "The convolution's output size (before im2col has built the windows)."
+    stride, pads, dilation = geo[:3]
+    return tuple((n + lo + hi - d * (k - 1) - 1) // s + 1 for n, k, s, (lo, hi), d in zip(xshape[2:], ksize, stride, pads, dilation))
+
+def _channel_major(wshape, groups, N, out):
+    "Columns in the weight's (C, k…) order when the weight is the bigger matrix: then it needs no reordering."
+    return wshape[0] // groups > N * int(np.prod(out))
+
+def _w_mat(wa, groups, channel_major):
+    "The weight as (groups, O/groups, K) in the columns' order: a free view when `channel_major`, else reordered rows."
+    return wa.reshape(groups, wa.shape[0] // groups, -1) if channel_major else _w_rows(wa, groups)
+
 # %% ../../nbs/04_functional.ipynb #0befa9c2
 class Convolution(Function):
     "N-d convolution as im2col and one batched matrix product; gradients by matrix products and col2im."
@@ -538,6 +567,7 @@ class Convolution(Function):
         gw = _like(_conv_weight_grad(cols._data, grad._data, w.shape, ctx.geo[3]), grad) if nw else None
         return gx, gw, gb, None
 
+# %% ../../nbs/04_functional.ipynb #b1b99f80
 class _ConvInputGrad(Function):
     _node_name = 'ConvolutionBackwardBackward0'
     @staticmethod
@@ -558,7 +588,7 @@ class _ConvWeightGrad(Function):
     def forward(ctx, x, gy, wshape, geo):
         ctx.save_for_backward(x, gy)
         ctx.geo = geo
-        cols, _ = _im2col_cl(x._data, wshape[2:], geo)
+        cols, _ = _im2col_cl(x._data, wshape[2:], geo, _channel_major(wshape, geo[3], gy.shape[0], gy.shape[2:]))
         return _conv_weight_grad(cols, gy._data, wshape, geo[3])
     @staticmethod
     def backward(ctx, ggw):
@@ -590,6 +620,7 @@ def _conv_pads(padding, ksize, stride, dilation):
     if any(p < 0 for p in pads): raise RuntimeError("negative padding is not supported")
     return tuple((p, p) for p in pads)
 
+# %% ../../nbs/04_functional.ipynb #2469180f
 def _conv(input, weight, bias, stride, padding, dilation, groups, nd):
     name = f'conv{nd}d'
     if input.ndim not in (nd + 1, nd + 2):
@@ -620,6 +651,7 @@ def _conv(input, weight, bias, stride, padding, dilation, groups, nd):
         raise RuntimeError(f"Calculated padded input size per channel: ({' x '.join(map(str, padded))}). Kernel size: ({' x '.join(map(str, span))}). Kernel size can't be greater than actual input size")
     return Convolution.apply(input, weight, bias, (stride, pads, dilation, groups))
 
+# %% ../../nbs/04_functional.ipynb #e4c69920
 def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     "1-D convolution (cross-correlation) of `input` (N, C, L) with `weight` (O, C/groups, k)."
     return _conv(input, weight, bias, stride, padding, dilation, groups, 1)
@@ -663,6 +695,7 @@ def _pool_geometry(shape, k, s, p, d, ceil_mode):
     pads = tuple((pi, max(pi, (o - 1) * si + di * (ki - 1) + 1 - n - pi)) for n, o, ki, si, pi, di in zip(ins, outs, k, s, p, d))
     return outs, pads
 
+# %% ../../nbs/04_functional.ipynb #ed26cd47
 def _offsets(geo):
     "For each window offset: the slices of the padded input that it sees across all outputs."
     k, s, d, outs = geo['k'], geo['s'], geo['d'], geo['outs']
@@ -702,6 +735,7 @@ def _winners(ap, best, geo):
         for i, sl in enumerate(offs): pick(arg, nan & (ap[sl] != ap[sl]), i)
     return arg
 
+# %% ../../nbs/04_functional.ipynb #afa2d2cc
 class MaxPool(Function):
     "Max pooling over the last dimensions; the backward routes each gradient to its window's maximum."
     _node_name = 'MaxPool2DWithIndicesBackward0'
@@ -728,6 +762,7 @@ class MaxPool(Function):
         if arg is None: arg = _winners(_padded_for_max(x._data, ctx.geo), best._data, ctx.geo)
         return _MaxPoolScatter.apply(grad, ctx.geo, tuple(x.shape), arg), None, None
 
+# %% ../../nbs/04_functional.ipynb #9b60b351
 def _flat_indices(arg, geo, shape):
     "PyTorch's return_indices: the winner's position in the flattened (unpadded) spatial input."
     xp, nd = get_array_module(arg), len(geo['k'])
@@ -765,6 +800,7 @@ class _MaxPoolGather(Function):
     @staticmethod
     def backward(ctx, g): return _MaxPoolScatter.apply(g, *ctx.args), None, None, None
 
+# %% ../../nbs/04_functional.ipynb #b3968c94
 def _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices, nd):
     k, s, p, d = _pool_args(input, kernel_size, stride, padding, dilation, nd, f'max_pool{nd}d')
     outs, pads = _pool_geometry(input.shape, k, s, p, d, ceil_mode)
@@ -816,6 +852,7 @@ class _AvgPoolBackward(Function):
     @staticmethod
     def backward(ctx, gg): return AvgPool.apply(gg, *ctx.args), None, None, None
 
+# %% ../../nbs/04_functional.ipynb #28670e2e
 def _avg_pool(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, nd):
     if input._data.dtype.kind not in 'fiu': _check_float(input, f'avg_pool{nd}d')
     if divisor_override is not None and divisor_override == 0: raise RuntimeError("divisor must be not zero")
@@ -995,6 +1032,7 @@ class CrossEntropy(Function):
         gx[_class_index(tc, xp)] -= (1 - eps) * g * wt
         return _like(gx, grad), None, None, None, None, None
 
+# %% ../../nbs/04_functional.ipynb #7e776e93
 class _CrossEntropyProbs(Function):
     "Cross-entropy against class probabilities: -Σ_c w_c q_c ℓ_c, q the (smoothed) target."
     _node_name = 'SumBackward1'
@@ -1153,6 +1191,12 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction='mean', wei
     "Mean absolute error."
     return _pointwise_loss(lambda d: d.abs(), input, target, weight, _reduction(size_average, reduce, reduction))
 
+# %% ../../nbs/04_functional.ipynb #29abfca0
+def _array_reduce(loss, reduction):
+    return loss if reduction == 'none' else loss.sum() if reduction == 'sum' else loss.mean()
+
+def _sum_to(a, shape): return _sum_to_shape(a, tuple(shape))
+
 class BinaryCrossEntropy(Function):
     "Binary cross-entropy of probabilities, logs clamped at -100; PyTorch's backward g·(x - t) / max(x(1 - x), 1e-12), in tensor ops."
     _node_name = 'BinaryCrossEntropyBackward0'
@@ -1184,6 +1228,7 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     if weight is not None: weight = weight.expand(_ops._broadcast_shape(tuple(target.shape), tuple(weight.shape)))
     return BinaryCrossEntropy.apply(input, target, weight, reduction)
 
+# %% ../../nbs/04_functional.ipynb #5a7c37a5
 def _bce_logits_composite(x, t, weight, pos_weight, reduction):
     sp = (-x.abs()).exp().log1p() + (-x).clamp_min(0)  # softplus(-x), stably
     loss = (1 - t) * x + (1 + (pos_weight - 1) * t) * sp if pos_weight is not None else (1 - t) * x + sp
@@ -1217,11 +1262,6 @@ class BinaryCrossEntropyWithLogits(Function):
             d = -a + ((pos_weight._data - 1) * (xp.log1p(xp.exp(-xp.abs(a))) + xp.maximum(-a, 0)) if pos_weight is not None else 0)
             gt = _like(_sum_to(g * d, ta.shape), grad)
         return gx, gt, None, None, None
-
-def _array_reduce(loss, reduction):
-    return loss if reduction == 'none' else loss.sum() if reduction == 'sum' else loss.mean()
-
-def _sum_to(a, shape): return _sum_to_shape(a, tuple(shape))
 
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None, reduction='mean', pos_weight=None):
     "Binary cross-entropy of logits `input` against `target`, computed stably; `pos_weight` weighs the positive term."

@@ -296,12 +296,11 @@ class MultiheadAttention(Module):
             raise ValueError(f"embed_dim and num_heads must be greater than 0, got embed_dim={embed_dim} and num_heads={num_heads} instead")
         kw = {'device': device, 'dtype': dtype}
         super().__init__()
-        self.embed_dim = embed_dim
         self.kdim = kdim if kdim is not None else embed_dim
         self.vdim = vdim if vdim is not None else embed_dim
         self._qkv_same_embed_dim = self.kdim == embed_dim and self.vdim == embed_dim
-        self.num_heads, self.dropout, self.batch_first = num_heads, dropout, batch_first
-        self.head_dim = embed_dim // num_heads
+        self.embed_dim, self.num_heads, self.dropout, self.batch_first = embed_dim, num_heads, dropout, batch_first
+        self.head_dim, self.add_zero_attn = embed_dim // num_heads, add_zero_attn
         if self.head_dim * num_heads != self.embed_dim: raise AssertionError("embed_dim must be divisible by num_heads")
         if not self._qkv_same_embed_dim:
             self.q_proj_weight = Parameter(empty((embed_dim, embed_dim), **kw))
@@ -318,22 +317,7 @@ class MultiheadAttention(Module):
             self.bias_k = Parameter(empty((1, 1, embed_dim), **kw))
             self.bias_v = Parameter(empty((1, 1, embed_dim), **kw))
         else: self.bias_k = self.bias_v = None
-        self.add_zero_attn = add_zero_attn
         self._reset_parameters()
-
-    def _reset_parameters(self):
-        if self._qkv_same_embed_dim: xavier_uniform_(self.in_proj_weight)
-        else:
-            for w in (self.q_proj_weight, self.k_proj_weight, self.v_proj_weight): xavier_uniform_(w)
-        if self.in_proj_bias is not None:
-            constant_(self.in_proj_bias, 0.0)
-            constant_(self.out_proj.bias, 0.0)
-        if self.bias_k is not None: xavier_normal_(self.bias_k)
-        if self.bias_v is not None: xavier_normal_(self.bias_v)
-
-    def __setstate__(self, state):
-        state.setdefault('_qkv_same_embed_dim', True)
-        super().__setstate__(state)
 
     def forward(self, query, key, value, key_padding_mask=None, need_weights=True, attn_mask=None,
                 average_attn_weights=True, is_causal=False):
@@ -347,15 +331,36 @@ class MultiheadAttention(Module):
                     self.q_proj_weight if sep else None, self.k_proj_weight if sep else None, self.v_proj_weight if sep else None,
                     None, None, average_attn_weights, is_causal, self.batch_first and query.dim() == 3)
 
-    def merge_masks(self, attn_mask, key_padding_mask, query):
-        "Both masks folded into one (N, H, L, S) mask, with mask_type 1 (padding only) or 2."
-        mask_type, merged_mask = None, None
-        if key_padding_mask is not None: mask_type, merged_mask = 1, key_padding_mask
-        if attn_mask is not None:
-            batch_size, seq_len, _ = query.shape
-            mask_type = 2
-            if attn_mask.dim() == 3: merged_mask = attn_mask.view(batch_size, -1, seq_len, seq_len)
-            else: merged_mask = attn_mask.view(1, 1, seq_len, seq_len).expand(batch_size, self.num_heads, -1, -1)
-            if key_padding_mask is not None:
-                merged_mask = merged_mask + key_padding_mask.view(batch_size, 1, 1, seq_len).expand(-1, self.num_heads, -1, -1)
-        return merged_mask, mask_type
+
+# %% ../../../nbs/10_attention.ipynb #490a7674
+def _mha_reset_parameters(self):
+    "Xavier-uniform projections, zero biases, Xavier-normal bias_k/bias_v: PyTorch's initialization."
+    if self._qkv_same_embed_dim: xavier_uniform_(self.in_proj_weight)
+    else:
+        for w in (self.q_proj_weight, self.k_proj_weight, self.v_proj_weight): xavier_uniform_(w)
+    if self.in_proj_bias is not None:
+        constant_(self.in_proj_bias, 0.0)
+        constant_(self.out_proj.bias, 0.0)
+    if self.bias_k is not None: xavier_normal_(self.bias_k)
+    if self.bias_v is not None: xavier_normal_(self.bias_v)
+
+def _mha_setstate(self, state):
+    "Modules pickled before `_qkv_same_embed_dim` existed load as the packed layout."
+    state.setdefault('_qkv_same_embed_dim', True)
+    super(MultiheadAttention, self).__setstate__(state)
+
+def _mha_merge_masks(self, attn_mask, key_padding_mask, query):
+    "Both masks folded into one (N, H, L, S) mask, with mask_type 1 (padding only) or 2."
+    mask_type, merged_mask = None, None
+    if key_padding_mask is not None: mask_type, merged_mask = 1, key_padding_mask
+    if attn_mask is not None:
+        batch_size, seq_len, _ = query.shape
+        mask_type = 2
+        if attn_mask.dim() == 3: merged_mask = attn_mask.view(batch_size, -1, seq_len, seq_len)
+        else: merged_mask = attn_mask.view(1, 1, seq_len, seq_len).expand(batch_size, self.num_heads, -1, -1)
+        if key_padding_mask is not None:
+            merged_mask = merged_mask + key_padding_mask.view(batch_size, 1, 1, seq_len).expand(-1, self.num_heads, -1, -1)
+    return merged_mask, mask_type
+
+MultiheadAttention._reset_parameters, MultiheadAttention.__setstate__ = _mha_reset_parameters, _mha_setstate
+MultiheadAttention.merge_masks = _mha_merge_masks

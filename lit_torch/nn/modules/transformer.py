@@ -188,6 +188,7 @@ class TransformerEncoder(Module):
         if self.norm is not None: output = self.norm(output)
         return output
 
+# %% ../../../nbs/10a_transformer.ipynb #aa2182d9
 class TransformerDecoder(Module):
     "A stack of `num_layers` copies of `decoder_layer`, then an optional `norm`."
     def __init__(self, decoder_layer, num_layers, norm=None):
