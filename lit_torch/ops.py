@@ -3580,7 +3580,6 @@ def _cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
 
 # %% ../nbs/03h_sampling.ipynb #fcfb1a53
 _EXACT_INTS = {'float16': 2 ** 11, 'float32': 2 ** 24, 'float64': 2 ** 53}
-_INT_C_NAMES = {'uint8': 'unsigned char', 'int8': 'signed char', 'int16': 'short', 'int32': 'int', 'int64': 'long', 'bool': 'bool'}
 
 def _integer_range(dt):
     "The largest integer `random_()` draws into dtype `dt`: every integer up to it is exact in `dt`."
@@ -3604,8 +3603,8 @@ def _random_(self, from_=None, to=None, *, generator=None, **kwargs):
     if frm >= to: raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={frm} >= to={to}")
     if dt.kind in 'iub':
         lo, hi = (0, 1) if dt.kind == 'b' else (int(np.iinfo(dt).min), int(np.iinfo(dt).max))
-        if frm < lo: raise RuntimeError(f"from is out of bounds for {_INT_C_NAMES[dt.name]}")
-        if to - 1 > hi: raise RuntimeError(f"to - 1 is out of bounds for {_INT_C_NAMES[dt.name]}")
+        if frm < lo: raise RuntimeError(f"from is out of bounds for {_C_NAMES[dt.name]}")  # the C type, as out= names it
+        if to - 1 > hi: raise RuntimeError(f"to - 1 is out of bounds for {_C_NAMES[dt.name]}")
     return _fill_random(self, node, lambda: _integers(generator, self._device, frm, to, self._data.shape))
 
 def _bernoulli_(self, p=0.5, *, generator=None):
