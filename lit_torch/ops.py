@@ -1911,8 +1911,8 @@ Tensor.zero_, Tensor.fill_, Tensor.copy_ = _zero_, _fill_, _copy_
 # %% ../nbs/03c_pointwise.ipynb #2c9740a4
 import collections, functools, inspect, math, warnings
 from fractions import Fraction
-from ._C import get_array_module, get_default_dtype, result_dtype, scalar_dtype, _FROM_NUMPY
-from ._tensor import Tensor, _wrap, _wrap_dim, tensor
+from ._C import get_array_module, result_dtype, scalar_dtype, _FROM_NUMPY
+from ._tensor import Tensor, _wrap, tensor
 from .autograd.function import Function
 from .autograd.grad_mode import _grad_mode
 
@@ -2875,9 +2875,9 @@ _ALIASES = dict(subtract='sub', multiply='mul', divide='div', true_divide='div',
 for _alias, _name in _ALIASES.items(): globals()[_alias] = globals()[_name]
 
 # %% ../nbs/03d_reduce.ipynb #85811534
-import collections, math
+import math
 import numpy as np
-from ._C import get_array_module, get_default_dtype, _FROM_NUMPY
+from ._C import get_array_module
 from ._tensor import Tensor, _wrap, _wrap_dim
 from .autograd.function import Function
 
@@ -3355,9 +3355,9 @@ def _into(out, result, *inputs):
     return out
 
 # %% ../nbs/03h_sampling.ipynb #b3e08596
-import builtins, math
+import builtins
 import numpy as np
-from ._C import Generator, default_generator_for, device_context, get_array_module, get_default_dtype, check_dtype
+from ._C import Generator, default_generator_for, device_context, get_array_module
 from ._tensor import Tensor, empty, _wrap, _sizes
 from .autograd.function import Function
 
@@ -3624,8 +3624,8 @@ Tensor.log_normal_, Tensor.cauchy_, Tensor.random_, Tensor.bernoulli_ = _log_nor
 # %% ../nbs/03i_complex.ipynb #5bfeb5a7
 import builtins
 import numpy as np
-from ._C import complex64, complex128, float32, float64, get_array_module
-from ._tensor import Tensor, _wrap
+from ._C import complex64, complex128, get_array_module
+from ._tensor import Tensor
 from .autograd.function import Function
 
 # %% ../nbs/03i_complex.ipynb #cc264c27
@@ -3787,7 +3787,7 @@ def polar(abs, angle):
 import builtins, math
 import numpy as np
 from ._C import get_array_module, _FROM_NUMPY, _LinAlgError
-from ._tensor import Tensor, _wrap, _wrap_dim
+from ._tensor import Tensor, _wrap
 from .autograd.function import Function
 
 # %% ../nbs/03i_linalg.ipynb #a2d7d6cd

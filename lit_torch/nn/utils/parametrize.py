@@ -14,7 +14,7 @@ from copy import deepcopy
 from ..._C import _attach_methods
 from ..._tensor import Tensor
 from ...autograd.grad_mode import no_grad
-from ..modules.container import Module, ModuleDict, ModuleList
+from ..modules.container import ModuleDict, ModuleList
 from ..parameter import Parameter
 
 # %% ../../../nbs/15g_parametrize.ipynb #28e1d5c6

@@ -12,7 +12,6 @@ from ..._tensor import _wrap
 from ...autograd.grad_mode import no_grad
 from ...ops import mv, dot
 from .. import functional as F
-from ..modules.module import Module
 from ..modules.conv import ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
 from ..parameter import Parameter, UninitializedParameter
 

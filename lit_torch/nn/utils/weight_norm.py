@@ -9,7 +9,6 @@ __all__ = ['WeightNorm', 'weight_norm', 'remove_weight_norm']
 import warnings
 from ..._C import _attach_methods
 from ...ops import _vector_norm
-from ..modules.module import Module
 from ..parameter import Parameter, UninitializedParameter
 
 # %% ../../../nbs/15e_weight_norm.ipynb #1853c5fd
