@@ -36,7 +36,7 @@ import numpy as np
 from ._C import get_array_module
 from ._tensor import Tensor, Size, tensor, zeros, _wrap
 from .autograd.function import Function
-from .ops import _broadcast_shape, _check_same_device, _dims, _type_name, where as _where
+from .ops import _broadcast_shape, _check_same_device, _type_name, where as _where
 from .shape_ops import BlockDiag, _atleast_1d, _atleast_2d, _atleast_3d, stack
 
 # %% ../nbs/03f_indexing.ipynb #27043376
@@ -250,7 +250,6 @@ def unique_consecutive(input, return_inverse=False, return_counts=False, dim=Non
 Tensor.unique, Tensor.unique_consecutive = unique, unique_consecutive
 
 # %% ../nbs/03i_linalg.ipynb #840fb10d
-import math
 from .linalg import matrix_norm as _matrix_norm, vector_norm as _linalg_vector_norm, lu_factor_ex as _lu_factor_ex
 
 # %% ../nbs/03i_linalg.ipynb #1826426d

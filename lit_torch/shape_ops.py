@@ -717,10 +717,9 @@ Tensor.tril, Tensor.triu = tril, triu
 # %% ../nbs/03f_indexing.ipynb #1d6635ab
 import builtins, itertools, warnings
 import numpy as np
-from ._C import device_context, get_array_module, _FROM_NUMPY
-from ._tensor import Tensor, Size, _wrap, _wrap_dim
+from ._C import device_context, get_array_module
+from ._tensor import Tensor, _wrap, _wrap_dim
 from .autograd.function import Function
-from .autograd.grad_mode import _grad_mode
 from .ops import _broadcast_shape, _check_same_device, _dims, _inplace, _into, _records, _store, _type_name, _view_base, where
 
 # %% ../nbs/03f_indexing.ipynb #354cb273
@@ -1811,7 +1810,7 @@ import numpy as np
 from ._C import device_context, get_array_module
 from ._tensor import Tensor, _wrap, _wrap_dim
 from .autograd.function import Function
-from .ops import _check_same_device, _into, _return_type, _type_name, return_types
+from .ops import _into, _return_type, _type_name, return_types
 
 # %% ../nbs/03g_sorting.ipynb #f1201b5d
 def _sorted_order(a, axis, descending=False):

@@ -10,7 +10,7 @@ __all__ = ['FftC2C', 'fft', 'ifft', 'fft2', 'ifft2', 'fftn', 'ifftn', 'FftR2C', 
 # %% ../../nbs/03j_fft.ipynb #9eabedd8
 import numpy as np
 from .._C import get_array_module, get_default_dtype, float64
-from .._tensor import Tensor, _wrap, _wrap_dim, arange
+from .._tensor import _wrap, _wrap_dim, arange
 from ..autograd.function import Function
 from ..ops import conj
 from ..shape_ops import roll

@@ -12,10 +12,10 @@ __all__ = ['inv_ex', 'inv', 'det', 'slogdet', 'solve_ex', 'solve', 'solve_triang
 import builtins, math
 import numpy as np
 from .._C import get_array_module, _LinAlgError
-from .._tensor import Tensor, _wrap_dim
-from ..ops import (LinalgCholeskyEx, LinalgCross, LinalgDet, LinalgEigh, LinalgInvEx, LinalgLuFactorEx,
+from .._tensor import _wrap_dim
+from ..ops import (LinalgCholeskyEx, LinalgCross, LinalgEigh, LinalgInvEx, LinalgLuFactorEx,
                            LinalgQr, LinalgSlogdet, LinalgSolveEx, LinalgSvd, matmul, matrix_exp as _matrix_exp,
-                           matrix_power as _matrix_power, return_types, where, _check_linalg, _const, _householder_product,
+                           matrix_power as _matrix_power, return_types, _check_linalg, _const, _householder_product,
                            _lu_solve, _mT, _pinv, _rtol_for, _solve_tri, _type_name, _unpack_lu, _vander, _vector_norm)
 from ..ops import det as _det
 import lit_torch.ops as _ops

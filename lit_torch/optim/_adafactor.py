@@ -6,7 +6,6 @@
 __all__ = ['Adafactor']
 
 # %% ../../nbs/08m_adafactor.ipynb #032a98a6
-import math
 import numpy as np
 from .._C import device_context, get_array_module
 from .._tensor import Tensor, _wrap

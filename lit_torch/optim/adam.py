@@ -7,7 +7,7 @@ __all__ = ['Adam']
 
 # %% ../../nbs/08b_adam.ipynb #b21ab98f
 import numpy as np
-from .._C import device_context, get_array_module, _cpu
+from .._C import device_context, get_array_module
 from .._tensor import Tensor, _wrap
 from ..autograd.grad_mode import enable_grad
 from .optimizer import Optimizer, _arr, _bump, _check_flags, _scalar_state, _to_scalar, _value

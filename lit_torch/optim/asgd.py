@@ -6,7 +6,7 @@
 __all__ = ['ASGD']
 
 # %% ../../nbs/08k_asgd.ipynb #33459b71
-from .._C import device_context, get_array_module
+from .._C import device_context
 from .._tensor import Tensor
 from ..autograd.grad_mode import enable_grad
 from .optimizer import Optimizer, _arr, _bump, _check_flags, _scalar_state, _state_like, _touch, _value

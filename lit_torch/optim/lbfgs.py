@@ -7,6 +7,7 @@ __all__ = ['LBFGS']
 
 # %% ../../nbs/08l_lbfgs.ipynb #50a677b7
 from .. import ops
+from .._C import _attach_methods
 from .._tensor import zeros
 from ..shape_ops import cat
 from .._tensor import Tensor
@@ -194,4 +195,4 @@ def _move(self, closure, group, loss, flat_grad, d, t, gtd, n_iter, max_ls):
     flat_grad = self._gather_flat_grad()
     return loss, flat_grad, t, 1, flat_grad.abs().max() <= tol_grad
 
-LBFGS.step, LBFGS._move = _lbfgs_step, _move
+_attach_methods(LBFGS, step=_lbfgs_step, _move=_move)

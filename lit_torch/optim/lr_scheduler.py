@@ -12,6 +12,7 @@ import math, types, warnings
 from bisect import bisect_right
 from functools import wraps
 from weakref import ref
+from .._C import _attach_methods
 from .._tensor import Tensor
 from .optimizer import Optimizer, _to_scalar
 
@@ -132,7 +133,7 @@ def _update_lr(self, epoch=None):
     for group, lr in zip(self.optimizer.param_groups, values): _update_param_group_val(group, 'lr', lr)
     self._last_lr = _param_groups_val_list(self.optimizer, 'lr')
 
-LRScheduler.step, LRScheduler._update_lr = _scheduler_step, _update_lr
+_attach_methods(LRScheduler, step=_scheduler_step, _update_lr=_update_lr)
 
 class _LRScheduler(LRScheduler):
     "The old name of LRScheduler, kept as a subclass (as PyTorch does) for code that still uses it."
@@ -290,7 +291,7 @@ def _sequential_load_state_dict(self, state_dict):
     state_dict['_schedulers'] = scheds
     for s, sd in zip(self._schedulers, scheds): s.load_state_dict(sd)
 
-SequentialLR.state_dict, SequentialLR.load_state_dict = _sequential_state_dict, _sequential_load_state_dict
+_attach_methods(SequentialLR, state_dict=_sequential_state_dict, load_state_dict=_sequential_load_state_dict)
 
 # %% ../../nbs/08n_lr_scheduler.ipynb #97aa46f4
 from collections import Counter
@@ -309,7 +310,13 @@ class MultiplicativeLR(LRScheduler):
             if not callable(fn): raise TypeError(f"lr_lambda should be a function, but got {type(fn).__name__}")
         super().__init__(optimizer, last_epoch)
 
-    state_dict, load_state_dict = LambdaLR.state_dict, LambdaLR.load_state_dict
+    def state_dict(self):
+        "What `LambdaLR` saves: the attributes, and of `lr_lambdas` only callable objects' __dict__."
+        return LambdaLR.state_dict(self)
+
+    def load_state_dict(self, state_dict):
+        "Restore what `state_dict` saved, as `LambdaLR` does."
+        LambdaLR.load_state_dict(self, state_dict)
 
     def get_lr(self):
         "Each group's current rate times its `lr_lambda(last_epoch)`."
@@ -408,7 +415,13 @@ class ChainedScheduler(LRScheduler):
         for s in self._schedulers: s.step()
         self._last_lr = _param_groups_val_list(self._schedulers[-1].optimizer, 'lr')
 
-    state_dict, load_state_dict = SequentialLR.state_dict, SequentialLR.load_state_dict
+    def state_dict(self):
+        "What `SequentialLR` saves: the attributes, with each inner scheduler's own state dict under `_schedulers`."
+        return SequentialLR.state_dict(self)
+
+    def load_state_dict(self, state_dict):
+        "Restore the attributes and each inner scheduler's state, as `SequentialLR` does."
+        SequentialLR.load_state_dict(self, state_dict)
 
 # %% ../../nbs/08n_lr_scheduler.ipynb #235e0cae
 class ReduceLROnPlateau(LRScheduler):
@@ -481,7 +494,7 @@ def _plateau_load_state_dict(self, state_dict):
     self.__dict__.update(state_dict)
     self._init_is_better(mode=self.mode, threshold=self.threshold, threshold_mode=self.threshold_mode)
 
-ReduceLROnPlateau.step, ReduceLROnPlateau._reduce_lr, ReduceLROnPlateau.load_state_dict = _plateau_step, _reduce_lr, _plateau_load_state_dict
+_attach_methods(ReduceLROnPlateau, step=_plateau_step, _reduce_lr=_reduce_lr, load_state_dict=_plateau_load_state_dict)
 
 # %% ../../nbs/08n_lr_scheduler.ipynb #eac6d11a
 class CosineAnnealingWarmRestarts(LRScheduler):
@@ -519,7 +532,7 @@ def _warm_restarts_step(self, epoch=None):
         for group, lr in zip(self.optimizer.param_groups, self.get_lr()): _update_param_group_val(group, 'lr', lr)
     self._last_lr = _param_groups_val_list(self.optimizer, 'lr')
 
-CosineAnnealingWarmRestarts.step = _warm_restarts_step
+_attach_methods(CosineAnnealingWarmRestarts, step=_warm_restarts_step)
 
 # %% ../../nbs/08n_lr_scheduler.ipynb #8d247def
 from functools import partial
@@ -624,7 +637,7 @@ def _cyclic_load_state_dict(self, state_dict):
     if fn is not None: self._scale_fn_custom.__dict__.update(fn)
     self._init_scale_fn()
 
-CyclicLR.get_lr, CyclicLR.state_dict, CyclicLR.load_state_dict = _cyclic_get_lr, _cyclic_state_dict, _cyclic_load_state_dict
+_attach_methods(CyclicLR, get_lr=_cyclic_get_lr, state_dict=_cyclic_state_dict, load_state_dict=_cyclic_load_state_dict)
 
 # %% ../../nbs/08n_lr_scheduler.ipynb #4202f60b
 class _SchedulePhase(TypedDict):
@@ -712,4 +725,4 @@ def _one_cycle_get_lr(self):
             start_step = phase['end_step']
     return lrs
 
-OneCycleLR.get_lr = _one_cycle_get_lr
+_attach_methods(OneCycleLR, get_lr=_one_cycle_get_lr)

@@ -8,7 +8,7 @@ __all__ = ['required', 'Optimizer']
 # %% ../../nbs/08_optim.ipynb #29ddf4c7
 import numpy as np
 from collections import defaultdict
-from .._C import _cpu, device_context, float64, get_array_module, get_default_dtype
+from .._C import _attach_methods, _cpu, device_context, float64, get_array_module, get_default_dtype
 from .._tensor import Tensor, _wrap
 
 # %% ../../nbs/08_optim.ipynb #e23eb3e5
@@ -105,7 +105,7 @@ def _add_param_group(self, param_group):
     if not seen.isdisjoint(params): raise ValueError("some parameters appear in more than one parameter group")
     self.param_groups.append(param_group)
 
-Optimizer.add_param_group = _add_param_group
+_attach_methods(Optimizer, add_param_group=_add_param_group)
 
 # %% ../../nbs/08_optim.ipynb #629014e3
 def _zero_grad(self, set_to_none=True):
@@ -119,7 +119,7 @@ def _zero_grad(self, set_to_none=True):
                 g.grad_fn, g._requires_grad = None, False  # detach in place, as `detach_()` would
                 g.zero_()
 
-Optimizer.zero_grad = _zero_grad
+_attach_methods(Optimizer, zero_grad=_zero_grad)
 
 # %% ../../nbs/08_optim.ipynb #81cdc811
 def _arr(t):
@@ -173,7 +173,7 @@ def _check_flags(foreach, fused, differentiable):
 # %% ../../nbs/08c_adamw.ipynb #e2cce77b
 from copy import deepcopy
 from itertools import chain
-from .._C import device_context, float32
+from .._C import _attach_methods, device_context, float32
 from .._tensor import _wrap
 
 # %% ../../nbs/08c_adamw.ipynb #8839b44b
@@ -191,7 +191,7 @@ def _state_dict(self):
     state = {(mapping[id(k)] if isinstance(k, Tensor) else k): v for k, v in self.state.items()}
     return {'state': state, 'param_groups': param_groups}
 
-Optimizer.state_dict = _state_dict
+_attach_methods(Optimizer, state_dict=_state_dict)
 
 # %% ../../nbs/08c_adamw.ipynb #06532c8d
 def _cast_state(param, value, key, group):
@@ -227,4 +227,4 @@ def _load_state_dict(self, state_dict):
         if 'param_names' in g and 'param_names' not in s: s['param_names'] = g['param_names']
     self.__setstate__({'state': state, 'param_groups': saved_groups})
 
-Optimizer.load_state_dict = _load_state_dict
+_attach_methods(Optimizer, load_state_dict=_load_state_dict)

@@ -9,7 +9,7 @@ __all__ = ['get_ema_multi_avg_fn', 'get_ema_avg_fn', 'get_swa_multi_avg_fn', 'ge
 # %% ../../nbs/08p_swa_utils.ipynb #073e4c8e
 import itertools, math, warnings
 from copy import deepcopy
-from .._C import int64
+from .._C import _attach_methods, int64
 from .._tensor import Tensor, tensor
 from ..autograd.grad_mode import no_grad
 from ..nn.modules.batchnorm import _BatchNorm
@@ -118,7 +118,7 @@ def _update_parameters(self, model):
             for b_swa, b_model in zip(self.module.buffers(), model.buffers()): b_swa.detach().copy_(b_model.detach().to(b_swa.device))
     self.n_averaged += 1
 
-AveragedModel.update_parameters = _update_parameters
+_attach_methods(AveragedModel, update_parameters=_update_parameters)
 
 # %% ../../nbs/08p_swa_utils.ipynb #6c3a9326
 @no_grad()
@@ -186,4 +186,4 @@ def _swalr_load_state_dict(self, state_dict):
     self.__dict__.update(state_dict)
     self._set_anneal_func(self._anneal_strategy)
 
-SWALR.get_lr, SWALR.state_dict, SWALR.load_state_dict = _swalr_get_lr, _swalr_state_dict, _swalr_load_state_dict
+_attach_methods(SWALR, get_lr=_swalr_get_lr, state_dict=_swalr_state_dict, load_state_dict=_swalr_load_state_dict)

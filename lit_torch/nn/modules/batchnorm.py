@@ -142,6 +142,7 @@ class LazyBatchNorm3d(_LazyNormBase, _BatchNorm):
 
 # %% ../../../nbs/13_syncbn.ipynb #dc2f812c
 from ... import distributed as dist
+from ..._C import _attach_methods
 from ._functions import SyncBatchNormFunction
 
 # %% ../../../nbs/13_syncbn.ipynb #1d2e9e8c
@@ -190,4 +191,4 @@ def convert_sync_batchnorm(module, process_group=None):
                          "DDP has already hooked the original BatchNorm parameters and broadcast their buffers")
     return _convert(module, process_group)
 
-SyncBatchNorm.convert_sync_batchnorm = staticmethod(convert_sync_batchnorm)
+_attach_methods(SyncBatchNorm, convert_sync_batchnorm=staticmethod(convert_sync_batchnorm))

@@ -8,7 +8,7 @@ __all__ = ['RNNBase', 'RNN', 'GRU', 'LSTM', 'RNNCellBase', 'RNNCell', 'LSTMCell'
 # %% ../../../nbs/15a_rnn_layers.ipynb #d59d418a
 import math, numbers, warnings, weakref
 import numpy as np
-from ..._C import get_array_module
+from ..._C import _attach_methods, get_array_module
 from ..._tensor import _wrap, empty, zeros
 from ...autograd import grad as _autograd_grad
 from ...autograd.function import Function
@@ -391,8 +391,10 @@ def _rnn_apply(self, fn, recurse=True):
     self._init_flat_weights()
     return ret
 
-RNNBase._init_flat_weights, RNNBase.__setattr__, RNNBase.flatten_parameters = _init_flat_weights, _rnn_setattr, _flatten_parameters
-RNNBase._weights_have_changed, RNNBase._update_flat_weights, RNNBase._apply = _weights_have_changed, _update_flat_weights, _rnn_apply
+_attach_methods(RNNBase, _init_flat_weights=_init_flat_weights, __setattr__=_rnn_setattr,
+                flatten_parameters=_flatten_parameters)
+_attach_methods(RNNBase, _weights_have_changed=_weights_have_changed, _update_flat_weights=_update_flat_weights,
+                _apply=_rnn_apply)
 RNNBase.all_weights = property(lambda self: [[getattr(self, w) for w in ws] for ws in self._all_weights], doc="The parameters, grouped by layer and direction.")
 
 # %% ../../../nbs/15a_rnn_layers.ipynb #a80f4ec0
@@ -422,7 +424,8 @@ def _rnn_replicate(self):
     replica._flat_weights, replica._flat_weights_names = replica._flat_weights[:], replica._flat_weights_names[:]
     return replica
 
-RNNBase.__getstate__, RNNBase.__setstate__, RNNBase._replicate_for_data_parallel = _rnn_getstate, _rnn_setstate, _rnn_replicate
+_attach_methods(RNNBase, __getstate__=_rnn_getstate, __setstate__=_rnn_setstate,
+                _replicate_for_data_parallel=_rnn_replicate)
 
 # %% ../../../nbs/15a_rnn_layers.ipynb #76b3bd8a
 def _check_input(self, input, batch_sizes):
@@ -462,8 +465,10 @@ def _rnn_extra_repr(self):
     if self.bidirectional is not False: s += ", bidirectional={bidirectional}"
     return s.format(**self.__dict__)
 
-RNNBase.check_input, RNNBase.get_expected_hidden_size, RNNBase.check_hidden_size = _check_input, _get_expected_hidden_size, _check_hidden_size
-RNNBase.check_forward_args, RNNBase.permute_hidden, RNNBase.extra_repr = _check_forward_args, _permute_hidden, _rnn_extra_repr
+_attach_methods(RNNBase, check_input=_check_input, get_expected_hidden_size=_get_expected_hidden_size,
+                check_hidden_size=_check_hidden_size)
+_attach_methods(RNNBase, check_forward_args=_check_forward_args, permute_hidden=_permute_hidden,
+                extra_repr=_rnn_extra_repr)
 
 # %% ../../../nbs/15a_rnn_layers.ipynb #ac751ebf
 def _batched(self, input, hx, name, check_hx=True):

@@ -11,9 +11,10 @@ import collections, copyreg
 from collections.abc import Sequence
 from contextlib import contextmanager
 from copy import deepcopy
+from ..._C import _attach_methods
 from ..._tensor import Tensor
 from ...autograd.grad_mode import no_grad
-from ..modules.container import Module, ModuleDict, ModuleList
+from ..modules.container import ModuleDict, ModuleList
 from ..parameter import Parameter
 
 # %% ../../../nbs/15g_parametrize.ipynb #28e1d5c6
@@ -91,7 +92,7 @@ def _check(self, Z, shape, dtype):
         raise ValueError("Registering a parametrization may not change the shape of the tensor, unless `unsafe` flag is enabled.\n"
                          f"unparametrized shape: {shape}\nparametrized shape: {Z.shape}")
 
-ParametrizationList._set_original, ParametrizationList._set_originals, ParametrizationList._check = _set_original, _set_originals, _check
+_attach_methods(ParametrizationList, _set_original=_set_original, _set_originals=_set_originals, _check=_check)
 
 # %% ../../../nbs/15g_parametrize.ipynb #ed0298f7
 def _right_inverse(self, value):
@@ -125,7 +126,7 @@ def _forward(self):
     for module in list(self)[1:]: x = module(x)
     return x
 
-ParametrizationList.right_inverse, ParametrizationList.forward = _right_inverse, _forward
+_attach_methods(ParametrizationList, right_inverse=_right_inverse, forward=_forward)
 
 # %% ../../../nbs/15g_parametrize.ipynb #87b62265
 def _inject_new_class(module):

@@ -7,12 +7,11 @@ __all__ = ['SpectralNorm', 'SpectralNormLoadStateDictPreHook', 'SpectralNormStat
            'remove_spectral_norm']
 
 # %% ../../../nbs/15f_spectral_norm.ipynb #62ba96ad
-from ..._C import get_array_module
+from ..._C import _attach_methods, get_array_module
 from ..._tensor import _wrap
 from ...autograd.grad_mode import no_grad
 from ...ops import mv, dot
 from .. import functional as F
-from ..modules.module import Module
 from ..modules.conv import ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
 from ..parameter import Parameter, UninitializedParameter
 
@@ -47,7 +46,7 @@ def _compute_weight(self, module, do_power_iteration):
 def _call(self, module, inputs):
     setattr(module, self.name, self.compute_weight(module, do_power_iteration=module.training))
 
-SpectralNorm.compute_weight, SpectralNorm.__call__ = _compute_weight, _call
+_attach_methods(SpectralNorm, compute_weight=_compute_weight, __call__=_call)
 
 # %% ../../../nbs/15f_spectral_norm.ipynb #e1105562
 def _remove(self, module):
@@ -62,7 +61,7 @@ def _solve_v_and_rescale(self, weight_mat, u, target_sigma):
     v = pinv.mm(weight_mat.t()).mm(u.unsqueeze(1)).squeeze(1)
     return v.mul_(target_sigma / dot(u, mv(weight_mat, v)))
 
-SpectralNorm.remove, SpectralNorm._solve_v_and_rescale = _remove, _solve_v_and_rescale
+_attach_methods(SpectralNorm, remove=_remove, _solve_v_and_rescale=_solve_v_and_rescale)
 
 # %% ../../../nbs/15f_spectral_norm.ipynb #31ed780a
 def _apply(module, name, n_power_iterations, dim, eps):
@@ -89,7 +88,7 @@ def _apply(module, name, n_power_iterations, dim, eps):
     module._register_load_state_dict_pre_hook(SpectralNormLoadStateDictPreHook(fn))
     return fn
 
-SpectralNorm.apply = staticmethod(_apply)
+_attach_methods(SpectralNorm, apply=staticmethod(_apply))
 
 # %% ../../../nbs/15f_spectral_norm.ipynb #1ddbcdf4
 class SpectralNormLoadStateDictPreHook:

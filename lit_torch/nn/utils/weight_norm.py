@@ -7,8 +7,8 @@ __all__ = ['WeightNorm', 'weight_norm', 'remove_weight_norm']
 
 # %% ../../../nbs/15e_weight_norm.ipynb #cd37204a
 import warnings
+from ..._C import _attach_methods
 from ...ops import _vector_norm
-from ..modules.module import Module
 from ..parameter import Parameter, UninitializedParameter
 
 # %% ../../../nbs/15e_weight_norm.ipynb #1853c5fd
@@ -59,7 +59,7 @@ def _remove(self, module):
     del module._parameters[self.name + '_v']
     setattr(module, self.name, Parameter(weight.data))
 
-WeightNorm.apply, WeightNorm.remove = staticmethod(_apply), _remove
+_attach_methods(WeightNorm, apply=staticmethod(_apply), remove=_remove)
 
 # %% ../../../nbs/15e_weight_norm.ipynb #36c4d386
 def weight_norm(module, name='weight', dim=0):

@@ -1,0 +1,44 @@
+"Methods attached to a class after its body (`Optimizer.zero_grad = ...`) carry the `__name__` and `__qualname__` torch's have."
+import importlib, inspect, pkgutil
+import pytest
+import torch
+import lit_torch
+
+PACKAGES = ['optim', 'nn.utils', 'nn.parallel']
+MODULES = ['_C', 'nn.modules.rnn', 'nn.modules.batchnorm', 'nn.modules.instancenorm', 'nn.modules._functions']
+# Classes whose notebooks another helper owned this session (nbs/00*, 01*): the lead fixes them after merging.
+SKIP = {'_C.Generator'}   # nbs/00_import (numpy, cupy, set_state), nbs/01_tensor (get_state)
+
+def _modules():
+    for p in PACKAGES:
+        pkg = importlib.import_module('lit_torch.' + p)
+        yield p
+        yield from (m.name[len('lit_torch.'):] for m in pkgutil.walk_packages(pkg.__path__, pkg.__name__ + '.'))
+    yield from MODULES
+
+def _methods():
+    "(module, class name, attribute, function) for each public method of each public class torch also has."
+    for mod in _modules():
+        lm = importlib.import_module('lit_torch.' + mod)
+        try: tm = importlib.import_module('torch.' + mod)
+        except ImportError: continue
+        for cname, cls in vars(lm).items():
+            if cname.startswith('_') or not inspect.isclass(cls) or cls.__module__ != lm.__name__: continue
+            if not inspect.isclass(getattr(tm, cname, None)): continue
+            for k, v in vars(cls).items():
+                f = getattr(v, '__func__', v)
+                if inspect.isfunction(f) and not k.startswith('_'): yield mod, cname, k, f
+
+CASES = list(_methods())
+
+def test_the_scan_finds_the_methods():
+    names = {(m, c, k) for m, c, k, _ in CASES}
+    assert {('optim.optimizer', 'Optimizer', 'zero_grad'), ('nn.modules.rnn', 'RNNBase', 'flatten_parameters'),
+            ('optim.lr_scheduler', 'LRScheduler', 'step')} <= names
+
+@pytest.mark.parametrize('mod,cname,name,f', CASES, ids=[f'{m}.{c}.{k}' for m, c, k, _ in CASES])
+def test_attached_method_has_torchs_name(mod, cname, name, f):
+    if f'{mod}.{cname}' in SKIP: pytest.skip('notebook owned by another helper this session')
+    want = getattr(getattr(getattr(importlib.import_module('torch.' + mod), cname), name, None), '__name__', name)
+    assert f.__name__ == want
+    assert f.__qualname__.endswith(f'{cname}.{name}'), f.__qualname__
