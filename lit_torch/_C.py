@@ -335,3 +335,11 @@ warnings.filterwarnings('ignore', category=RuntimeWarning, module=r'lit_torch(\.
 # %% ../nbs/03i_linalg.ipynb #525b0bcb
 class _LinAlgError(RuntimeError):
     "A matrix the algorithm cannot handle (singular, not positive-definite): PyTorch's `torch.linalg.LinAlgError`."
+
+# %% ../nbs/05a_module.ipynb #7a1035fe
+def _attach_methods(cls, **methods):
+    "Set each function of `methods` on `cls` under its keyword, named as a method written in the class body would be."
+    for name, f in methods.items():
+        fn = getattr(f, '__func__', f)  # a staticmethod's or classmethod's function
+        fn.__name__, fn.__qualname__ = name, f'{cls.__qualname__}.{name}'
+        setattr(cls, name, f)

@@ -7,7 +7,7 @@ __all__ = ['UntypedStorage', 'TypedStorage']
 
 # %% ../nbs/06b_storage.ipynb #c4d9e55f
 import numpy as np
-from ._C import (_cpu, _bool, array_module, canonical_device, device_context, float16, float32, float64,
+from ._C import (_attach_methods, _cpu, _bool, array_module, canonical_device, device_context, float16, float32, float64,
                           int8, int16, int32, int64, uint8)
 import sys
 import lit_torch._C as _C
@@ -86,11 +86,19 @@ def _storage_to(self, device=None, non_blocking=False):
     with device_context(d): data = xp.asarray(host)
     return UntypedStorage._wrap(data, d)
 
-def _storage_cpu(self): return _storage_to(self, _cpu)
-def _storage_cuda(self, device=None, non_blocking=False): return _storage_to(self, 'cuda' if device is None else device if not isinstance(device, int) else f'cuda:{device}')
-def _storage_clone(self): return UntypedStorage._wrap(self._data.copy(), self._device)
+def _storage_cpu(self):
+    "This storage on the CPU (copied only if it is elsewhere)."
+    return _storage_to(self, _cpu)
 
-UntypedStorage.to, UntypedStorage.cpu, UntypedStorage.cuda, UntypedStorage.clone = _storage_to, _storage_cpu, _storage_cuda, _storage_clone
+def _storage_cuda(self, device=None, non_blocking=False):
+    "This storage on a CUDA device, the current one by default (copied only if it is elsewhere)."
+    return _storage_to(self, 'cuda' if device is None else device if not isinstance(device, int) else f'cuda:{device}')
+
+def _storage_clone(self):
+    "A copy of this storage, on the same device."
+    return UntypedStorage._wrap(self._data.copy(), self._device)
+
+_attach_methods(UntypedStorage, to=_storage_to, cpu=_storage_cpu, cuda=_storage_cuda, clone=_storage_clone)
 
 # %% ../nbs/06b_storage.ipynb #bdca467f
 _STORAGE_NAMES = {'float64': 'DoubleStorage', 'float32': 'FloatStorage', 'float16': 'HalfStorage', 'int64': 'LongStorage',
@@ -193,10 +201,16 @@ def _stride(self, dim=None):
     if not -len(s) <= dim < len(s): raise IndexError(f"Dimension out of range (expected to be in range of [{-len(s)}, {len(s)-1}], but got {dim})")
     return s[dim]
 
-def _data_ptr(self): return _address(self._data)
-def _element_size(self): return self._data.itemsize
+def _data_ptr(self):
+    "The address of the tensor's first element."
+    return _address(self._data)
+
+def _element_size(self):
+    "The size of one element, in bytes."
+    return self._data.itemsize
+
 def _nbytes(self): return self._data.nbytes
 
-Tensor.untyped_storage, Tensor.storage_offset, Tensor.stride = _untyped_storage, _storage_offset, _stride
-Tensor.data_ptr, Tensor.element_size = _data_ptr, _element_size
+_attach_methods(Tensor, untyped_storage=_untyped_storage, storage_offset=_storage_offset, stride=_stride,
+                data_ptr=_data_ptr, element_size=_element_size)
 Tensor.nbytes, Tensor.itemsize = property(_nbytes), property(_element_size)
