@@ -53,8 +53,14 @@ class UntypedStorage:
         s._data, s._device = data, device
         return s
 
-    device = property(lambda self: self._device)
-    is_cuda = property(lambda self: self._device.type == 'cuda')
+    @property
+    def device(self):
+        "The device the bytes live on."
+        return self._device
+    @property
+    def is_cuda(self):
+        "Whether the bytes live on a CUDA device."
+        return self._device.type == 'cuda'
     def nbytes(self):
         "The storage's size in bytes."
         return int(self._data.size)
@@ -128,8 +134,14 @@ class TypedStorage:
                             UntypedStorage(np.asarray(args[0] if args else [], self.dtype.numpy).view(np.uint8), device=device))
         self._untyped_storage = wrap_storage
 
-    device = property(lambda self: self._untyped_storage.device)
-    is_cuda = property(lambda self: self._untyped_storage.is_cuda)
+    @property
+    def device(self):
+        "The device of the underlying storage."
+        return self._untyped_storage.device
+    @property
+    def is_cuda(self):
+        "Whether the underlying storage lives on a CUDA device."
+        return self._untyped_storage.is_cuda
     def _size(self): return self._untyped_storage.nbytes() // self.dtype.itemsize
     def size(self):
         "The storage's size in elements of its dtype."
