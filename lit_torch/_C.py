@@ -336,7 +336,7 @@ warnings.filterwarnings('ignore', category=RuntimeWarning, module=r'lit_torch(\.
 class _LinAlgError(RuntimeError):
     "A matrix the algorithm cannot handle (singular, not positive-definite): PyTorch's `torch.linalg.LinAlgError`."
 
-# %% ../nbs/08_optim.ipynb #9c266444
+# %% ../nbs/05a_module.ipynb #7a1035fe
 def _attach_methods(cls, **methods):
     "Set each function of `methods` on `cls` under its keyword, named as a method written in the class body would be."
     for name, f in methods.items():

@@ -4210,6 +4210,49 @@ def pinverse(input, rcond=1e-15):
     "The Moore-Penrose pseudo-inverse, singular values below `rcond · σ_max` dropped."
     return _pinv(input, rtol=rcond)
 
+# %% ../nbs/03i_linalg.ipynb #f1a2e008
+class _VectorNorm(Function):
+    "The `ord`-norm over `dims`; PyTorch's subgradients at 0 and for ties of the max."
+    _node_name = 'LinalgVectorNormBackward0'
+    @staticmethod
+    def forward(ctx, x, ord, dims, keepdim):
+        a = x._data
+        xp, ax = get_array_module(a), tuple(dims) if dims is not None else None
+        m = xp.abs(a)
+        if ord == 2: r = xp.sqrt((a * a).sum(ax, keepdims=True))
+        elif ord == math.inf: r = m.max(ax, keepdims=True, initial=0)
+        elif ord == -math.inf: r = m.min(ax, keepdims=True)
+        elif ord == 0: r = (a != 0).sum(ax, keepdims=True).astype(a.dtype)
+        elif ord == 1: r = m.sum(ax, keepdims=True)
+        else: r = (m ** ord).sum(ax, keepdims=True) ** (1 / ord)
+        ctx.args = (ord, ax, keepdim, r.shape)
+        out = _wrap(r if keepdim else r.squeeze(ax) if ax is not None else r.reshape(()), x._device)
+        ctx.save_for_backward(x, out)  # the output itself: in a double backward, the norm's own dependence on x counts
+        return out
+    @staticmethod
+    def backward(ctx, grad):
+        x, r = ctx.saved_tensors
+        ord, ax, keepdim, shape = ctx.args
+        if not keepdim: grad, r = grad.reshape(shape), r.reshape(shape)
+        a, n = x._data, r._data
+        if ord == 0: return x * 0, None, None, None
+        if ord == 1: return x.sign() * grad, None, None, None
+        zero = _const((n == 0).astype(a.dtype), x)
+        if builtins.abs(ord) == math.inf:
+            tie = ((get_array_module(a).abs(a) == n) | (get_array_module(a).isnan(a) & get_array_module(a).isnan(n))).astype(a.dtype)
+            return x.sign() * _const(tie, x) * (grad / _const(tie.sum(ax, keepdims=True), x)), None, None, None
+        if ord == 2: return x * (grad / (r + zero) * (1 - zero)), None, None, None
+        if ord < 1:  # |x|^(ord-1) is infinite at 0: masked to 0 there, before it can multiply into a NaN
+            nz = _const((a != 0).astype(a.dtype), x)
+            return x.sign() * (x.abs() + (1 - nz)).pow(ord - 1) * nz * (grad * r.pow(1 - ord)), None, None, None
+        scaled = x.sign() * x.abs().pow(ord - 1) if ord < 2 else x * x.abs().pow(ord - 2)
+        return scaled * (grad / (r + zero).pow(ord - 1) * (1 - zero)), None, None, None
+
+def _vector_norm(x, ord=2, dim=None, keepdim=False):
+    "`linalg.vector_norm` of a float tensor, over `dim` (an int, a tuple, or None for all)."
+    dims = None if dim is None else _dims(dim, x.ndim) if x.ndim else None
+    return _VectorNorm.apply(x, ord, dims, keepdim)
+
 # %% ../nbs/03i_linalg.ipynb #0a70fe26
 _PADE13 = (64764752532480000., 32382376266240000., 7771770303897600., 1187353796428800., 129060195264000.,
            10559470521600., 670442572800., 33522128640., 1323241920., 40840800., 960960., 16380., 182., 1.)
@@ -4675,49 +4718,6 @@ Tensor.hardshrink = hardshrink
 
 # %% ../nbs/07i_distance.ipynb #f1a2e004
 import math
-
-# %% ../nbs/07i_distance.ipynb #f1a2e008
-class _VectorNorm(Function):
-    "The `ord`-norm over `dims`; PyTorch's subgradients at 0 and for ties of the max."
-    _node_name = 'LinalgVectorNormBackward0'
-    @staticmethod
-    def forward(ctx, x, ord, dims, keepdim):
-        a = x._data
-        xp, ax = get_array_module(a), tuple(dims) if dims is not None else None
-        m = xp.abs(a)
-        if ord == 2: r = xp.sqrt((a * a).sum(ax, keepdims=True))
-        elif ord == math.inf: r = m.max(ax, keepdims=True, initial=0)
-        elif ord == -math.inf: r = m.min(ax, keepdims=True)
-        elif ord == 0: r = (a != 0).sum(ax, keepdims=True).astype(a.dtype)
-        elif ord == 1: r = m.sum(ax, keepdims=True)
-        else: r = (m ** ord).sum(ax, keepdims=True) ** (1 / ord)
-        ctx.args = (ord, ax, keepdim, r.shape)
-        out = _wrap(r if keepdim else r.squeeze(ax) if ax is not None else r.reshape(()), x._device)
-        ctx.save_for_backward(x, out)  # the output itself: in a double backward, the norm's own dependence on x counts
-        return out
-    @staticmethod
-    def backward(ctx, grad):
-        x, r = ctx.saved_tensors
-        ord, ax, keepdim, shape = ctx.args
-        if not keepdim: grad, r = grad.reshape(shape), r.reshape(shape)
-        a, n = x._data, r._data
-        if ord == 0: return x * 0, None, None, None
-        if ord == 1: return x.sign() * grad, None, None, None
-        zero = _const((n == 0).astype(a.dtype), x)
-        if builtins.abs(ord) == math.inf:
-            tie = ((get_array_module(a).abs(a) == n) | (get_array_module(a).isnan(a) & get_array_module(a).isnan(n))).astype(a.dtype)
-            return x.sign() * _const(tie, x) * (grad / _const(tie.sum(ax, keepdims=True), x)), None, None, None
-        if ord == 2: return x * (grad / (r + zero) * (1 - zero)), None, None, None
-        if ord < 1:  # |x|^(ord-1) is infinite at 0: masked to 0 there, before it can multiply into a NaN
-            nz = _const((a != 0).astype(a.dtype), x)
-            return x.sign() * (x.abs() + (1 - nz)).pow(ord - 1) * nz * (grad * r.pow(1 - ord)), None, None, None
-        scaled = x.sign() * x.abs().pow(ord - 1) if ord < 2 else x * x.abs().pow(ord - 2)
-        return scaled * (grad / (r + zero).pow(ord - 1) * (1 - zero)), None, None, None
-
-def _vector_norm(x, ord=2, dim=None, keepdim=False):
-    "`linalg.vector_norm` of a float tensor, over `dim` (an int, a tuple, or None for all)."
-    dims = None if dim is None else _dims(dim, x.ndim) if x.ndim else None
-    return _VectorNorm.apply(x, ord, dims, keepdim)
 
 # %% ../nbs/07i_distance.ipynb #f1a2e011
 def pairwise_distance(x1, x2, p=2., eps=1e-6, keepdim=False):

@@ -7,7 +7,7 @@ __all__ = ['UntypedStorage', 'TypedStorage']
 
 # %% ../nbs/06b_storage.ipynb #c4d9e55f
 import numpy as np
-from ._C import (_cpu, _bool, array_module, canonical_device, device_context, float16, float32, float64,
+from ._C import (_attach_methods, _cpu, _bool, array_module, canonical_device, device_context, float16, float32, float64,
                           int8, int16, int32, int64, uint8)
 import sys
 import lit_torch._C as _C
@@ -53,8 +53,14 @@ class UntypedStorage:
         s._data, s._device = data, device
         return s
 
-    device = property(lambda self: self._device)
-    is_cuda = property(lambda self: self._device.type == 'cuda')
+    @property
+    def device(self):
+        "The device the bytes live on."
+        return self._device
+    @property
+    def is_cuda(self):
+        "Whether the bytes live on a CUDA device."
+        return self._device.type == 'cuda'
     def nbytes(self):
         "The storage's size in bytes."
         return int(self._data.size)
@@ -86,11 +92,19 @@ def _storage_to(self, device=None, non_blocking=False):
     with device_context(d): data = xp.asarray(host)
     return UntypedStorage._wrap(data, d)
 
-def _storage_cpu(self): return _storage_to(self, _cpu)
-def _storage_cuda(self, device=None, non_blocking=False): return _storage_to(self, 'cuda' if device is None else device if not isinstance(device, int) else f'cuda:{device}')
-def _storage_clone(self): return UntypedStorage._wrap(self._data.copy(), self._device)
+def _storage_cpu(self):
+    "This storage on the CPU (copied only if it is elsewhere)."
+    return _storage_to(self, _cpu)
 
-UntypedStorage.to, UntypedStorage.cpu, UntypedStorage.cuda, UntypedStorage.clone = _storage_to, _storage_cpu, _storage_cuda, _storage_clone
+def _storage_cuda(self, device=None, non_blocking=False):
+    "This storage on a CUDA device, the current one by default (copied only if it is elsewhere)."
+    return _storage_to(self, 'cuda' if device is None else device if not isinstance(device, int) else f'cuda:{device}')
+
+def _storage_clone(self):
+    "A copy of this storage, on the same device."
+    return UntypedStorage._wrap(self._data.copy(), self._device)
+
+_attach_methods(UntypedStorage, to=_storage_to, cpu=_storage_cpu, cuda=_storage_cuda, clone=_storage_clone)
 
 # %% ../nbs/06b_storage.ipynb #bdca467f
 _STORAGE_NAMES = {'float64': 'DoubleStorage', 'float32': 'FloatStorage', 'float16': 'HalfStorage', 'int64': 'LongStorage',
@@ -120,8 +134,14 @@ class TypedStorage:
                             UntypedStorage(np.asarray(args[0] if args else [], self.dtype.numpy).view(np.uint8), device=device))
         self._untyped_storage = wrap_storage
 
-    device = property(lambda self: self._untyped_storage.device)
-    is_cuda = property(lambda self: self._untyped_storage.is_cuda)
+    @property
+    def device(self):
+        "The device of the underlying storage."
+        return self._untyped_storage.device
+    @property
+    def is_cuda(self):
+        "Whether the underlying storage lives on a CUDA device."
+        return self._untyped_storage.is_cuda
     def _size(self): return self._untyped_storage.nbytes() // self.dtype.itemsize
     def size(self):
         "The storage's size in elements of its dtype."
@@ -193,10 +213,16 @@ def _stride(self, dim=None):
     if not -len(s) <= dim < len(s): raise IndexError(f"Dimension out of range (expected to be in range of [{-len(s)}, {len(s)-1}], but got {dim})")
     return s[dim]
 
-def _data_ptr(self): return _address(self._data)
-def _element_size(self): return self._data.itemsize
+def _data_ptr(self):
+    "The address of the tensor's first element."
+    return _address(self._data)
+
+def _element_size(self):
+    "The size of one element, in bytes."
+    return self._data.itemsize
+
 def _nbytes(self): return self._data.nbytes
 
-Tensor.untyped_storage, Tensor.storage_offset, Tensor.stride = _untyped_storage, _storage_offset, _stride
-Tensor.data_ptr, Tensor.element_size = _data_ptr, _element_size
+_attach_methods(Tensor, untyped_storage=_untyped_storage, storage_offset=_storage_offset, stride=_stride,
+                data_ptr=_data_ptr, element_size=_element_size)
 Tensor.nbytes, Tensor.itemsize = property(_nbytes), property(_element_size)

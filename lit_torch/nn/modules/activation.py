@@ -280,6 +280,7 @@ class LogSoftmax(_WithDim):
         return F.log_softmax(input, self.dim, _stacklevel=5)
 
 # %% ../../../nbs/10_attention.ipynb #188b2694
+from ..._C import _attach_methods
 from ..._tensor import empty
 from ..functional import _canonical_mask, _mha, _none_or_dtype
 from ..init import constant_, xavier_normal_, xavier_uniform_
@@ -362,5 +363,5 @@ def _mha_merge_masks(self, attn_mask, key_padding_mask, query):
             merged_mask = merged_mask + key_padding_mask.view(batch_size, 1, 1, seq_len).expand(-1, self.num_heads, -1, -1)
     return merged_mask, mask_type
 
-MultiheadAttention._reset_parameters, MultiheadAttention.__setstate__ = _mha_reset_parameters, _mha_setstate
-MultiheadAttention.merge_masks = _mha_merge_masks
+_attach_methods(MultiheadAttention, _reset_parameters=_mha_reset_parameters, __setstate__=_mha_setstate,
+                merge_masks=_mha_merge_masks)

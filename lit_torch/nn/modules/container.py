@@ -41,6 +41,7 @@ class Sequential(Module):
         self.add_module(str(len(self)), module)
         return self
     def forward(self, input):
+        "Run `input` through each module in turn."
         for module in self: input = module(input)
         return input
 
@@ -87,9 +88,15 @@ class ModuleDict(Module):
     def __len__(self): return len(self._modules)
     def __iter__(self): return iter(self._modules)
     def __contains__(self, key): return key in self._modules
-    def keys(self): return self._modules.keys()
-    def items(self): return self._modules.items()
-    def values(self): return self._modules.values()
+    def keys(self):
+        "The names of the modules."
+        return self._modules.keys()
+    def items(self):
+        "The `(name, module)` pairs."
+        return self._modules.items()
+    def values(self):
+        "The modules."
+        return self._modules.values()
     def update(self, modules):
         "Add the `(name, module)` pairs of a dict or an iterable."
         for key, module in (modules.items() if hasattr(modules, 'items') else modules): self[key] = module
@@ -109,6 +116,7 @@ class ParameterList(Module):
         self.register_parameter(str(len(self)), value if isinstance(value, Parameter) else Parameter(value))
         return self
     def extra_repr(self):
+        "One line per parameter, its dtype and size, for the repr."
         return '\n'.join(f'({i}): Parameter containing: [{p.dtype} of size {"x".join(map(str, p.shape))}]' for i, p in enumerate(self))
 
 # %% ../../../nbs/07a_container.ipynb #49287bbb
@@ -122,6 +130,12 @@ class ParameterDict(Module):
     def __len__(self): return len(self._parameters)
     def __iter__(self): return iter(self._parameters)
     def __contains__(self, key): return key in self._parameters
-    def keys(self): return self._parameters.keys()
-    def items(self): return self._parameters.items()
-    def values(self): return self._parameters.values()
+    def keys(self):
+        "The names of the parameters."
+        return self._parameters.keys()
+    def items(self):
+        "The `(name, parameter)` pairs."
+        return self._parameters.items()
+    def values(self):
+        "The parameters."
+        return self._parameters.values()

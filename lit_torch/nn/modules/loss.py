@@ -33,19 +33,25 @@ class _WeightedLoss(_Loss):
 class L1Loss(_Loss):
     "Mean absolute error."
     __constants__ = ['reduction']
-    def forward(self, input, target): return F.l1_loss(input, target, reduction=self.reduction)
+    def forward(self, input, target):
+        "The absolute error of `input` against `target`, reduced as `reduction` says."
+        return F.l1_loss(input, target, reduction=self.reduction)
 
 class MSELoss(_Loss):
     "Mean squared error."
     __constants__ = ['reduction']
-    def forward(self, input, target): return F.mse_loss(input, target, reduction=self.reduction)
+    def forward(self, input, target):
+        "The squared error of `input` against `target`, reduced as `reduction` says."
+        return F.mse_loss(input, target, reduction=self.reduction)
 
 class SmoothL1Loss(_Loss):
     "Quadratic below beta, linear above, slope 1."
     __constants__ = ['reduction']
     def __init__(self, size_average=None, reduce=None, reduction='mean', beta=1.0):
         super().__init__(size_average, reduce, reduction); self.beta = beta
-    def forward(self, input, target): return F.smooth_l1_loss(input, target, reduction=self.reduction, beta=self.beta)
+    def forward(self, input, target):
+        "The smooth L1 error of `input` against `target`, reduced as `reduction` says."
+        return F.smooth_l1_loss(input, target, reduction=self.reduction, beta=self.beta)
 
 class HuberLoss(_Loss):
     "Quadratic below delta, linear above: L2 near, L1 far."
@@ -53,7 +59,9 @@ class HuberLoss(_Loss):
     def __init__(self, reduction='mean', delta=1.0):
         if not isinstance(delta, (float, int)): raise TypeError(f"delta must be a float or int, got: {type(delta)}")
         super().__init__(reduction=reduction); self.delta = delta
-    def forward(self, input, target): return F.huber_loss(input, target, reduction=self.reduction, delta=self.delta)
+    def forward(self, input, target):
+        "The Huber error of `input` against `target`, reduced as `reduction` says."
+        return F.huber_loss(input, target, reduction=self.reduction, delta=self.delta)
 
 # %% ../../../nbs/07j_loss.ipynb #118b2dc2
 class NLLLoss(_WeightedLoss):
@@ -63,6 +71,7 @@ class NLLLoss(_WeightedLoss):
         super().__init__(weight, size_average, reduce, reduction)
         self.ignore_index = ignore_index
     def forward(self, input, target):
+        "The negative log-likelihood of the log-probabilities `input` at the classes `target`, reduced as `reduction` says."
         return F.nll_loss(input, target, weight=self.weight, ignore_index=self.ignore_index, reduction=self.reduction)
 
 class NLLLoss2d(NLLLoss):
@@ -75,6 +84,7 @@ class CrossEntropyLoss(_WeightedLoss):
         super().__init__(weight, size_average, reduce, reduction)
         self.ignore_index, self.label_smoothing = ignore_index, label_smoothing
     def forward(self, input, target):
+        "The cross-entropy of the logits `input` against class indices or probabilities `target`, reduced as `reduction` says."
         return F.cross_entropy(input, target, weight=self.weight, ignore_index=self.ignore_index,
                                reduction=self.reduction, label_smoothing=self.label_smoothing)
 
@@ -82,7 +92,9 @@ class CrossEntropyLoss(_WeightedLoss):
 class BCELoss(_WeightedLoss):
     "Binary cross-entropy of probabilities."
     __constants__ = ['reduction']
-    def forward(self, input, target): return F.binary_cross_entropy(input, target, weight=self.weight, reduction=self.reduction)
+    def forward(self, input, target):
+        "The binary cross-entropy of the probabilities `input` against `target`, reduced as `reduction` says."
+        return F.binary_cross_entropy(input, target, weight=self.weight, reduction=self.reduction)
 
 class BCEWithLogitsLoss(_Loss):
     "Binary cross-entropy on logits, computed stably."
@@ -91,6 +103,7 @@ class BCEWithLogitsLoss(_Loss):
         self.register_buffer('weight', weight)
         self.register_buffer('pos_weight', pos_weight)
     def forward(self, input, target):
+        "The binary cross-entropy of the logits `input` against `target`, reduced as `reduction` says."
         return F.binary_cross_entropy_with_logits(input, target, self.weight, reduction=self.reduction, pos_weight=self.pos_weight)
 
 class PoissonNLLLoss(_Loss):
@@ -100,6 +113,7 @@ class PoissonNLLLoss(_Loss):
         super().__init__(size_average, reduce, reduction)
         self.log_input, self.full, self.eps = log_input, full, eps
     def forward(self, log_input, target):
+        "The Poisson negative log-likelihood of `target` given the rate `log_input`, reduced as `reduction` says."
         return F.poisson_nll_loss(log_input, target, log_input=self.log_input, full=self.full, eps=self.eps, reduction=self.reduction)
 
 class GaussianNLLLoss(_Loss):
@@ -108,7 +122,9 @@ class GaussianNLLLoss(_Loss):
     def __init__(self, *, full=False, eps=1e-6, reduction='mean'):
         super().__init__(None, None, reduction)
         self.full, self.eps = full, eps
-    def forward(self, input, target, var): return F.gaussian_nll_loss(input, target, var, full=self.full, eps=self.eps, reduction=self.reduction)
+    def forward(self, input, target, var):
+        "The Gaussian negative log-likelihood of `target` given the mean `input` and variance `var`, reduced as `reduction` says."
+        return F.gaussian_nll_loss(input, target, var, full=self.full, eps=self.eps, reduction=self.reduction)
 
 class KLDivLoss(_Loss):
     "KL divergence; `input` holds log-probabilities."
@@ -116,7 +132,9 @@ class KLDivLoss(_Loss):
     def __init__(self, size_average=None, reduce=None, reduction='mean', log_target=False):
         super().__init__(size_average, reduce, reduction)
         self.log_target = log_target
-    def forward(self, input, target): return F.kl_div(input, target, reduction=self.reduction, log_target=self.log_target)
+    def forward(self, input, target):
+        "The KL divergence of `target` from the log-probabilities `input`, reduced as `reduction` says."
+        return F.kl_div(input, target, reduction=self.reduction, log_target=self.log_target)
 
 # %% ../../../nbs/07j_loss.ipynb #38c08b1c
 class LinearCrossEntropyLoss(_WeightedLoss):
@@ -133,11 +151,13 @@ class LinearCrossEntropyLoss(_WeightedLoss):
         self.linear = Linear(in_features, math.prod(out_features, start=num_classes), bias=bias, device=device, dtype=dtype)
         self.options = options
     def forward(self, input, target):
+        "The cross-entropy of the classifier's logits for `input` against `target`, reduced as `reduction` says."
         w = self.linear.weight.reshape((self.num_classes, *self.out_features, self.linear.in_features))
         b = self.linear.bias.reshape((self.num_classes, *self.out_features)) if self.linear.bias is not None else None
         return F.linear_cross_entropy(input, w, target, linear_bias=b, weight=self.weight, reduction=self.reduction,
                                       ignore_index=self.ignore_index, label_smoothing=self.label_smoothing, options=self.options)
     def extra_repr(self):
+        "The classifier's sizes and the loss's settings, for the repr."
         return (f"in_features={self.linear.in_features}, num_classes={self.num_classes}, out_features={self.out_features}, "
                 f"bias={self.linear.bias is not None}, reduction={self.reduction}, ignore_index={self.ignore_index}, "
                 f"label_smoothing={self.label_smoothing}, options={self.options}")
@@ -148,22 +168,30 @@ class HingeEmbeddingLoss(_Loss):
     __constants__ = ['margin', 'reduction']
     def __init__(self, margin=1.0, size_average=None, reduce=None, reduction='mean'):
         super().__init__(size_average, reduce, reduction); self.margin = margin
-    def forward(self, input, target): return F.hinge_embedding_loss(input, target, margin=self.margin, reduction=self.reduction)
+    def forward(self, input, target):
+        "The hinge embedding loss of the distances `input` with labels `target` (1 or -1), reduced as `reduction` says."
+        return F.hinge_embedding_loss(input, target, margin=self.margin, reduction=self.reduction)
 
 class MultiLabelMarginLoss(_Loss):
     "The hinge between every target class and every other class."
     __constants__ = ['reduction']
-    def forward(self, input, target): return F.multilabel_margin_loss(input, target, reduction=self.reduction)
+    def forward(self, input, target):
+        "The multi-label hinge loss of the scores `input` for the class indices `target`, reduced as `reduction` says."
+        return F.multilabel_margin_loss(input, target, reduction=self.reduction)
 
 class SoftMarginLoss(_Loss):
     "log(1 + exp(-y·x))."
     __constants__ = ['reduction']
-    def forward(self, input, target): return F.soft_margin_loss(input, target, reduction=self.reduction)
+    def forward(self, input, target):
+        "The logistic loss of `input` with labels `target` (1 or -1), reduced as `reduction` says."
+        return F.soft_margin_loss(input, target, reduction=self.reduction)
 
 class MultiLabelSoftMarginLoss(_WeightedLoss):
     "Per-class logistic loss of multi-label targets."
     __constants__ = ['reduction']
-    def forward(self, input, target): return F.multilabel_soft_margin_loss(input, target, weight=self.weight, reduction=self.reduction)
+    def forward(self, input, target):
+        "The per-class logistic loss of `input` against the multi-hot `target`, reduced as `reduction` says."
+        return F.multilabel_soft_margin_loss(input, target, weight=self.weight, reduction=self.reduction)
 
 # %% ../../../nbs/07j_loss.ipynb #663ac3a7
 class CosineEmbeddingLoss(_Loss):
@@ -171,14 +199,18 @@ class CosineEmbeddingLoss(_Loss):
     __constants__ = ['margin', 'reduction']
     def __init__(self, margin=0.0, size_average=None, reduce=None, reduction='mean'):
         super().__init__(size_average, reduce, reduction); self.margin = margin
-    def forward(self, input1, input2, target): return F.cosine_embedding_loss(input1, input2, target, margin=self.margin, reduction=self.reduction)
+    def forward(self, input1, input2, target):
+        "The cosine embedding loss of the pairs `input1`, `input2` with labels `target`, reduced as `reduction` says."
+        return F.cosine_embedding_loss(input1, input2, target, margin=self.margin, reduction=self.reduction)
 
 class MarginRankingLoss(_Loss):
     "max(0, -y·(x1 - x2) + margin)."
     __constants__ = ['margin', 'reduction']
     def __init__(self, margin=0.0, size_average=None, reduce=None, reduction='mean'):
         super().__init__(size_average, reduce, reduction); self.margin = margin
-    def forward(self, input1, input2, target): return F.margin_ranking_loss(input1, input2, target, margin=self.margin, reduction=self.reduction)
+    def forward(self, input1, input2, target):
+        "The ranking hinge of `input1` over `input2` with labels `target` (1 or -1), reduced as `reduction` says."
+        return F.margin_ranking_loss(input1, input2, target, margin=self.margin, reduction=self.reduction)
 
 class MultiMarginLoss(_WeightedLoss):
     "The multi-class hinge of an SVM."
@@ -190,6 +222,7 @@ class MultiMarginLoss(_WeightedLoss):
             raise ValueError(f"MultiMarginLoss: expected weight to be None or 1D tensor, got {weight.ndim}D instead")
         self.p, self.margin = p, margin
     def forward(self, input, target):
+        "The multi-class hinge of the scores `input` for the classes `target`, reduced as `reduction` says."
         return F.multi_margin_loss(input, target, p=self.p, margin=self.margin, weight=self.weight, reduction=self.reduction)
 
 # %% ../../../nbs/07j_loss.ipynb #ac4f59fa
@@ -201,6 +234,7 @@ class TripletMarginLoss(_Loss):
         if margin <= 0: raise ValueError(f"TripletMarginLoss: expected margin to be greater than 0, got {margin} instead")
         self.margin, self.p, self.eps, self.swap = margin, p, eps, swap
     def forward(self, anchor, positive, negative):
+        "The triplet margin loss of `anchor`, `positive` and `negative`, reduced as `reduction` says."
         return F.triplet_margin_loss(anchor, positive, negative, margin=self.margin, p=self.p, eps=self.eps, swap=self.swap, reduction=self.reduction)
 
 class TripletMarginWithDistanceLoss(_Loss):
@@ -212,6 +246,7 @@ class TripletMarginWithDistanceLoss(_Loss):
         self.distance_function = distance_function if distance_function is not None else PairwiseDistance()
         self.margin, self.swap = margin, swap
     def forward(self, anchor, positive, negative):
+        "The triplet margin loss of `anchor`, `positive` and `negative` under `distance_function`, reduced as `reduction` says."
         return F.triplet_margin_with_distance_loss(anchor, positive, negative, distance_function=self.distance_function,
                                                    margin=self.margin, swap=self.swap, reduction=self.reduction)
 
@@ -221,4 +256,5 @@ class CTCLoss(_Loss):
     def __init__(self, blank=0, reduction='mean', zero_infinity=False):
         super().__init__(reduction=reduction); self.blank, self.zero_infinity = blank, zero_infinity
     def forward(self, log_probs, targets, input_lengths, target_lengths):
+        "The CTC loss of the log-probabilities `log_probs` against `targets`, reduced as `reduction` says."
         return F.ctc_loss(log_probs, targets, input_lengths, target_lengths, self.blank, self.reduction, self.zero_infinity)

@@ -7,7 +7,7 @@ __all__ = ['Module', 'register_module_forward_pre_hook', 'register_module_forwar
 
 # %% ../../../nbs/05a_module.ipynb #ea80db06
 from collections import OrderedDict
-from ..._C import device as _device_cls, dtype as _dtype_cls
+from ..._C import _attach_methods, device as _device_cls, dtype as _dtype_cls
 from ..._tensor import Tensor, _wrap
 from ...autograd.grad_mode import no_grad
 from ..parameter import Parameter
@@ -100,7 +100,7 @@ def _module_setattr(self, name, value):
         self._buffers[name] = value
     else: object.__setattr__(self, name, value)
 
-Module.__setattr__ = _module_setattr
+_attach_methods(Module, __setattr__=_module_setattr)
 
 # %% ../../../nbs/05a_module.ipynb #c313df3c
 def _module_getattr(self, name):
@@ -117,7 +117,7 @@ def _module_delattr(self, name):
             return
     object.__delattr__(self, name)
 
-Module.__getattr__, Module.__delattr__ = _module_getattr, _module_delattr
+_attach_methods(Module, __getattr__=_module_getattr, __delattr__=_module_delattr)
 
 # %% ../../../nbs/05a_module.ipynb #52a79bed
 def _check_name(self, kind, name, store):
@@ -153,8 +153,12 @@ def add_module(self, name, module):
     _check_name(self, 'module', name, self._modules)
     self._modules[name] = module
 
-Module.register_buffer, Module.register_parameter, Module.add_module = register_buffer, register_parameter, add_module
-Module.register_module = add_module
+def register_module(self, name, module):
+    "Alias for `add_module`."
+    self.add_module(name, module)
+
+_attach_methods(Module, register_buffer=register_buffer, register_parameter=register_parameter, add_module=add_module,
+                register_module=register_module)
 
 # %% ../../../nbs/05a_module.ipynb #a659581f
 def named_modules(self, memo=None, prefix='', remove_duplicate=True):
@@ -192,12 +196,24 @@ def named_children(self):
             memo.add(module)
             yield name, module
 
-Module.named_modules, Module.named_parameters, Module.named_buffers, Module.named_children = \
-    named_modules, named_parameters, named_buffers, named_children
-Module.modules = lambda self: (m for _, m in self.named_modules())
-Module.parameters = lambda self, recurse=True: (p for _, p in self.named_parameters(recurse=recurse))
-Module.buffers = lambda self, recurse=True: (b for _, b in self.named_buffers(recurse=recurse))
-Module.children = lambda self: (m for _, m in self.named_children())
+def modules(self):
+    "Yield this module and every module below it, each once."
+    for _, m in self.named_modules(): yield m
+
+def parameters(self, recurse=True):
+    "Yield every parameter, each once; `recurse=False` gives only this module's own."
+    for _, p in self.named_parameters(recurse=recurse): yield p
+
+def buffers(self, recurse=True):
+    "Yield every buffer, each once; `recurse=False` gives only this module's own."
+    for _, b in self.named_buffers(recurse=recurse): yield b
+
+def children(self):
+    "Yield each direct child module, each once."
+    for _, m in self.named_children(): yield m
+
+_attach_methods(Module, named_modules=named_modules, named_parameters=named_parameters, named_buffers=named_buffers,
+                named_children=named_children, modules=modules, parameters=parameters, buffers=buffers, children=children)
 Module.__hash__ = object.__hash__
 
 # %% ../../../nbs/05a_module.ipynb #3cadb275
@@ -217,10 +233,16 @@ def _get_leaf(self, target, store, kind):
     if name not in getattr(mod, store): raise AttributeError(f"`{name}` is not an nn.{kind}" if kind == 'Parameter' else f"`{name}` is not a buffer")
     return getattr(mod, name)
 
-Module.get_submodule = get_submodule
-Module.get_parameter = lambda self, target: _get_leaf(self, target, '_parameters', 'Parameter')
-Module.get_buffer = lambda self, target: _get_leaf(self, target, '_buffers', 'buffer')
-Module._get_name = lambda self: type(self).__name__
+def get_parameter(self, target):
+    "The parameter at dotted path `target`."
+    return _get_leaf(self, target, '_parameters', 'Parameter')
+
+def get_buffer(self, target):
+    "The buffer at dotted path `target`."
+    return _get_leaf(self, target, '_buffers', 'buffer')
+
+_attach_methods(Module, get_submodule=get_submodule, get_parameter=get_parameter, get_buffer=get_buffer,
+                _get_name=lambda self: type(self).__name__)
 
 # %% ../../../nbs/05a_module.ipynb #03fcc27b
 def train(self, mode=True):
@@ -242,8 +264,11 @@ def zero_grad(self, set_to_none=True):
         if set_to_none: p.grad = None
         else: p.grad._data[...] = 0; p.grad._version[0] += 1
 
-Module.train, Module.requires_grad_, Module.zero_grad = train, requires_grad_, zero_grad
-Module.eval = lambda self: self.train(False)
+def _module_eval(self):
+    "Set evaluation mode (`train(False)`) on this module and all below it; returns self."
+    return self.train(False)
+
+_attach_methods(Module, train=train, eval=_module_eval, requires_grad_=requires_grad_, zero_grad=zero_grad)
 
 # %% ../../../nbs/05a_module.ipynb #b25dd2f9
 def apply(self, fn):
@@ -267,7 +292,7 @@ def _apply(self, fn, recurse=True):
 
 def _moved(t): return t._data, t._device
 
-Module.apply, Module._apply = apply, _apply
+_attach_methods(Module, apply=apply, _apply=_apply)
 
 # %% ../../../nbs/05a_module.ipynb #6229056e
 def _to_args(*args, **kwargs):
@@ -289,12 +314,30 @@ def to(self, *args, **kwargs):
         raise TypeError(f"nn.Module.to only accepts floating point or complex dtypes, but got desired dtype={dtype}")
     return self._apply(lambda t: t.to(device, dtype if t.dtype.is_floating_point else None))
 
-Module.to = to
-Module.cpu = lambda self: self.to('cpu')
-Module.cuda = lambda self, device=None: self.to('cuda' if device is None else device if not isinstance(device, int) else f'cuda:{device}')
-Module.float = lambda self: self._apply(lambda t: t.float() if t.dtype.is_floating_point else t)
-Module.double = lambda self: self._apply(lambda t: t.double() if t.dtype.is_floating_point else t)
-Module.half = lambda self: self._apply(lambda t: t.half() if t.dtype.is_floating_point else t)
+_attach_methods(Module, to=to)
+
+# %% ../../../nbs/05a_module.ipynb #68b5a4a5
+def _module_cpu(self):
+    "Move the parameters and buffers to the CPU; returns self."
+    return self.to('cpu')
+
+def _module_cuda(self, device=None):
+    "Move the parameters and buffers to a CUDA device (the current one by default); returns self."
+    return self.to('cuda' if device is None else device if not isinstance(device, int) else f'cuda:{device}')
+
+def _module_float(self):
+    "Cast the floating-point parameters and buffers to float32; returns self."
+    return self._apply(lambda t: t.float() if t.dtype.is_floating_point else t)
+
+def _module_double(self):
+    "Cast the floating-point parameters and buffers to float64; returns self."
+    return self._apply(lambda t: t.double() if t.dtype.is_floating_point else t)
+
+def _module_half(self):
+    "Cast the floating-point parameters and buffers to float16; returns self."
+    return self._apply(lambda t: t.half() if t.dtype.is_floating_point else t)
+
+_attach_methods(Module, cpu=_module_cpu, cuda=_module_cuda, float=_module_float, double=_module_double, half=_module_half)
 
 # %% ../../../nbs/05a_module.ipynb #f56ae7ea
 def _register(hooks, hook, prepend=False, extra=()):
@@ -323,9 +366,9 @@ def register_full_backward_hook(self, hook, prepend=False):
     "Run `hook(module, grad_input, grad_output)` when the gradients of the inputs are known; may return new ones."
     return _register(self._backward_hooks, hook, prepend)
 
-Module.register_forward_pre_hook, Module.register_forward_hook = register_forward_pre_hook, register_forward_hook
-
-Module.register_full_backward_pre_hook, Module.register_full_backward_hook = register_full_backward_pre_hook, register_full_backward_hook
+_attach_methods(Module, register_forward_pre_hook=register_forward_pre_hook, register_forward_hook=register_forward_hook,
+                register_full_backward_pre_hook=register_full_backward_pre_hook,
+                register_full_backward_hook=register_full_backward_hook)
 
 # %% ../../../nbs/05a_module.ipynb #0aa25068
 def register_module_forward_pre_hook(hook):
@@ -381,7 +424,8 @@ def _run_forward_hooks(self, args, kwargs, result, only_always=False):
         if res is not None and not only_always: result = res
     return result
 
-Module.__call__ = _call_impl
+_attach_methods(Module, _call_impl=_call_impl)
+Module.__call__ = _call_impl  # torch's __call__ is likewise its private `_wrapped_call_impl`
 
 # %% ../../../nbs/05a_module.ipynb #8a842c5c
 def extra_repr(self):
@@ -403,7 +447,7 @@ def _module_dir(self):
     attrs = dir(self.__class__) + list(self.__dict__) + list(self._parameters) + list(self._modules) + list(self._buffers)
     return sorted(k for k in set(attrs) if not k[0].isdigit())
 
-Module.extra_repr, Module.__repr__, Module.__dir__ = extra_repr, _module_repr, _module_dir
+_attach_methods(Module, extra_repr=extra_repr, __repr__=_module_repr, __dir__=_module_dir)
 
 # %% ../../../nbs/05a_module.ipynb #62ec06bf
 def _tensor_deepcopy(self, memo):
@@ -416,11 +460,11 @@ def _tensor_deepcopy(self, memo):
         memo[id(self)] = t
     return memo[id(self)]
 
-Tensor.__deepcopy__ = _tensor_deepcopy
+_attach_methods(Tensor, __deepcopy__=_tensor_deepcopy)
 
 # %% ../../../nbs/06_state_dict.ipynb #2a04f77a
 from collections import namedtuple
-from ..._C import device_context
+from ..._C import _attach_methods, device_context
 from ..parameter import is_lazy
 
 # %% ../../../nbs/06_state_dict.ipynb #1a85240c
@@ -456,8 +500,9 @@ def register_state_dict_post_hook(self, hook):
     "Run `hook(module, state_dict, prefix, local_metadata)` after this module's `state_dict`; it may return a new dict."
     return _register(self._state_dict_hooks, hook)
 
-Module._save_to_state_dict, Module.state_dict = _save_to_state_dict, state_dict
-Module.register_state_dict_pre_hook, Module.register_state_dict_post_hook = register_state_dict_pre_hook, register_state_dict_post_hook
+_attach_methods(Module, _save_to_state_dict=_save_to_state_dict, state_dict=state_dict,
+                register_state_dict_pre_hook=register_state_dict_pre_hook,
+                register_state_dict_post_hook=register_state_dict_post_hook)
 Module._register_state_dict_hook = register_state_dict_post_hook
 
 # %% ../../../nbs/06_state_dict.ipynb #20e653a0
@@ -491,7 +536,7 @@ def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, miss
                 first = key[len(prefix):].split('.', 1)[0]
                 if first not in self._modules and first not in local: unexpected_keys.append(key)
 
-Module._load_from_state_dict = _load_from_state_dict
+_attach_methods(Module, _load_from_state_dict=_load_from_state_dict)
 
 # %% ../../../nbs/06_state_dict.ipynb #2261bb2d
 class _IncompatibleKeys(namedtuple('IncompatibleKeys', ['missing_keys', 'unexpected_keys'])):
@@ -552,10 +597,11 @@ def register_load_state_dict_post_hook(self, hook):
     "Run `hook(module, incompatible_keys)` after `load_state_dict`."
     return _register(self._load_state_dict_post_hooks, hook)
 
-Module.load_state_dict, Module.register_load_state_dict_post_hook = load_state_dict, register_load_state_dict_post_hook
+_attach_methods(Module, load_state_dict=load_state_dict, register_load_state_dict_post_hook=register_load_state_dict_post_hook)
 
 # %% ../../../nbs/06b_lazy.ipynb #6b1a0005
 import functools
+from ..._C import _attach_methods
 
 # %% ../../../nbs/06b_lazy.ipynb #6b1a0012
 def _register_load_state_dict_pre_hook(self, hook, with_module=False):
@@ -567,8 +613,8 @@ def register_load_state_dict_pre_hook(self, hook):
     return self._register_load_state_dict_pre_hook(hook, with_module=True)
 
 # %% ../../../nbs/06b_lazy.ipynb #6b1a0013
-Module._register_load_state_dict_pre_hook = _register_load_state_dict_pre_hook
-Module.register_load_state_dict_pre_hook = register_load_state_dict_pre_hook
+_attach_methods(Module, _register_load_state_dict_pre_hook=_register_load_state_dict_pre_hook,
+                register_load_state_dict_pre_hook=register_load_state_dict_pre_hook)
 
 # %% ../../../nbs/16r_multiprocessing.ipynb #849ceda5
 from ..._tensor import Tensor

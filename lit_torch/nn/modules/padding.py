@@ -14,6 +14,7 @@ from .utils import _ntuple, _pair, _quadruple
 
 # %% ../../../nbs/07k_padding.ipynb #dbca29e7
 class _CircularPadNd(Module):
+    __constants__ = ['padding']
     _ndim = 1
     def __init__(self, padding):
         super().__init__()
@@ -38,6 +39,7 @@ class CircularPad3d(_CircularPadNd):
 
 # %% ../../../nbs/07k_padding.ipynb #f18a60da
 class _ConstantPadNd(Module):
+    __constants__ = ['padding', 'value']
     _ndim = 1
     def __init__(self, padding, value):
         super().__init__()
@@ -65,7 +67,7 @@ class _IndexPadNd(Module):
     def forward(self, input): return F.pad(input, self.padding, self._mode)
     def extra_repr(self): return f'{self.padding}'
 
-class _ReflectionPadNd(_IndexPadNd): _mode = 'reflect'
+class _ReflectionPadNd(_IndexPadNd): __constants__, _mode = ['padding'], 'reflect'
 
 class ReflectionPad1d(_ReflectionPadNd):
     "Pads the last dimension with its reflection about the edge."
@@ -77,7 +79,7 @@ class ReflectionPad3d(_ReflectionPadNd):
     "Pads the last three dimensions with their reflection about the edges."
     _ndim = 3
 
-class _ReplicationPadNd(_IndexPadNd): _mode = 'replicate'
+class _ReplicationPadNd(_IndexPadNd): __constants__, _mode = ['padding'], 'replicate'
 class ReplicationPad1d(_ReplicationPadNd):
     "Pads the last dimension by repeating its edge values."
     _ndim = 1

@@ -15,6 +15,7 @@ from .utils import _single, _pair, _triple
 
 # %% ../../../nbs/07i_pooling.ipynb #2a3a4667
 class _MaxPoolNd(Module):
+    __constants__ = ['kernel_size', 'stride', 'padding', 'dilation', 'return_indices', 'ceil_mode']
     def __init__(self, kernel_size, stride=None, padding=0, dilation=1, return_indices=False, ceil_mode=False):
         super().__init__()
         self.kernel_size, self.stride = kernel_size, stride if stride is not None else kernel_size
@@ -36,6 +37,7 @@ class MaxPool3d(_MaxPoolNd):
 
 # %% ../../../nbs/07i_pooling.ipynb #5d2e8a31
 class _AvgPoolNd(Module):
+    __constants__ = ['kernel_size', 'stride', 'padding', 'ceil_mode', 'count_include_pad']
     def extra_repr(self): return f'kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}'
 
 class AvgPool1d(_AvgPoolNd):
@@ -50,6 +52,7 @@ class AvgPool1d(_AvgPoolNd):
 
 class _AvgPoolOverride(_AvgPoolNd):
     "AvgPool2d/3d: the arguments kept as given, `divisor_override` among them."
+    __constants__ = _AvgPoolNd.__constants__ + ['divisor_override']
     def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None):
         super().__init__()
         self.kernel_size, self.stride = kernel_size, stride if stride is not None else kernel_size
@@ -88,6 +91,7 @@ class MaxUnpool3d(_MaxUnpoolNd):
 
 # %% ../../../nbs/07i_pooling.ipynb #08ea5816
 class _LPPoolNd(Module):
+    __constants__ = ['norm_type', 'kernel_size', 'stride', 'ceil_mode']
     def __init__(self, norm_type, kernel_size, stride=None, ceil_mode=False):
         super().__init__()
         self.norm_type, self.kernel_size, self.stride, self.ceil_mode = norm_type, kernel_size, stride, ceil_mode
@@ -108,6 +112,7 @@ class LPPool3d(_LPPoolNd):
 
 # %% ../../../nbs/07i_pooling.ipynb #ef5b7a24
 class _FractionalMaxPoolNd(Module):
+    __constants__ = ['kernel_size', 'return_indices', 'output_size', 'output_ratio']
     def __init__(self, kernel_size, output_size=None, output_ratio=None, return_indices=False, _random_samples=None):
         super().__init__()
         t, name = (_pair, _triple)[self._nd - 2], type(self).__name__
@@ -135,6 +140,7 @@ class FractionalMaxPool3d(_FractionalMaxPoolNd):
 
 # %% ../../../nbs/07i_pooling.ipynb #017d9c46
 class _AdaptiveMaxPoolNd(Module):
+    __constants__ = ['output_size', 'return_indices']
     def __init__(self, output_size, return_indices=False):
         super().__init__()
         self.output_size, self.return_indices = output_size, return_indices
@@ -154,6 +160,7 @@ class AdaptiveMaxPool3d(_AdaptiveMaxPoolNd):
 
 # %% ../../../nbs/07i_pooling.ipynb #4c15f690
 class _AdaptiveAvgPoolNd(Module):
+    __constants__ = ['output_size']
     def __init__(self, output_size): super().__init__(); self.output_size = output_size
     def forward(self, input): return (F.adaptive_avg_pool1d, F.adaptive_avg_pool2d, F.adaptive_avg_pool3d)[self._nd - 1](input, self.output_size)
     def extra_repr(self): return f'output_size={self.output_size}'
