@@ -309,6 +309,17 @@ def _cast(x, dtype):
     "`x` in `dtype` (a lit_torch dtype), recorded in the graph; `x` itself when it already is."
     return x if dtype is None or x._data.dtype == dtype.numpy else ToCopy.apply(x, x._device, dtype)
 
+# %% ../nbs/03_ops.ipynb #df1155d2
+import types
+from ._C import _attach_methods
+
+def _method_copy(f, name):
+    "`f` as a new function named as the method `Tensor.<name>` would be, leaving `f` (a torch function too) as it is."
+    g = types.FunctionType(f.__code__, f.__globals__, name, f.__defaults__, f.__closure__)
+    g.__kwdefaults__, g.__doc__, g.__dict__ = f.__kwdefaults__, f.__doc__, dict(f.__dict__)
+    g.__qualname__ = f'Tensor.{name}'
+    return g
+
 # %% ../nbs/03_ops.ipynb #591bb602
 def _no_bool_sub(a, b):
     "PyTorch refuses to subtract bools: it points to `^` and `~`."
@@ -340,7 +351,7 @@ def sub(input, other, *, alpha=1):
     return (Sub if isinstance(input, Tensor) else Rsub).apply(input, other, alpha)
 
 subtract = sub
-Tensor.sub = Tensor.subtract = sub
+Tensor.sub, Tensor.subtract = sub, _method_copy(sub, 'subtract')
 Tensor.__sub__ = lambda self, other: Sub.apply(self, other)
 Tensor.__rsub__ = lambda self, other: Rsub.apply(other, self)
 
@@ -413,7 +424,7 @@ def div(input, other, *, rounding_mode=None):
     return Div.apply(input, other) if rounding_mode is None else DivMode.apply(input, other, rounding_mode)
 
 divide = true_divide = div
-Tensor.div = Tensor.divide = Tensor.true_divide = div
+Tensor.div, Tensor.divide, Tensor.true_divide = div, _method_copy(div, 'divide'), _method_copy(div, 'true_divide')
 Tensor.__truediv__ = lambda self, other: Div.apply(self, other)
 Tensor.__rtruediv__ = lambda self, other: Div.apply(other, self)
 
@@ -498,7 +509,8 @@ def sign(input):
     return Sign.apply(input)
 
 absolute = abs
-Tensor.abs = Tensor.absolute = Tensor.__abs__ = abs
+Tensor.abs = Tensor.__abs__ = abs
+Tensor.absolute = _method_copy(abs, 'absolute')
 Tensor.sign = sign
 
 # %% ../nbs/03_ops.ipynb #3632f7f2
@@ -535,7 +547,7 @@ def where(condition, input=None, other=None):
         with device_context(condition._device): return tuple(_const(i, condition) for i in get_array_module(condition._data).nonzero(condition._data))
     return Where.apply(condition, input, other)
 
-Tensor.where = lambda self, condition, y: where(condition, self, y)
+_attach_methods(Tensor, where=lambda self, condition, y: where(condition, self, y))
 
 # %% ../nbs/03_ops.ipynb #04d467c2
 _INT_OF_SIZE = {n: np.dtype(f'i{n}') for n in (1, 2, 4, 8)}
@@ -866,7 +878,8 @@ def minimum(input, other):
     "The smaller of `input` and `other`, elementwise."
     return Minimum.apply(input, other)
 
-Tensor.relu, Tensor.clamp, Tensor.clip, Tensor.clamp_min, Tensor.clamp_max = relu, clamp, clip, clamp_min, clamp_max
+Tensor.relu, Tensor.clamp, Tensor.clamp_min, Tensor.clamp_max = relu, clamp, clamp_min, clamp_max
+Tensor.clip = _method_copy(clip, 'clip')
 Tensor.maximum, Tensor.minimum = maximum, minimum
 
 # %% ../nbs/03_ops.ipynb #6a5df3cd
@@ -1609,9 +1622,8 @@ def _type_as(self, other):
     "This tensor in `other`'s dtype."
     return _to(self, other.dtype)
 
-Tensor.to, Tensor.type_as = _to, _type_as
-Tensor.cpu = lambda self: _to(self, 'cpu')
-Tensor.cuda = lambda self, device=None, non_blocking=False: _to(self, 'cuda' if device is None else _device_cls(device))
+_attach_methods(Tensor, to=_to, type_as=_type_as, cpu=lambda self: _to(self, 'cpu'),
+                cuda=lambda self, device=None, non_blocking=False: _to(self, 'cuda' if device is None else _device_cls(device)))
 
 def _dtype_method(name, dt):
     def method(self, memory_format=None): return _to(self, dt) if memory_format is None else _to(self, dt, memory_format=memory_format)
@@ -1643,8 +1655,8 @@ def _contiguous(self, memory_format=None):
 def _get_data(self): return _wrap(self._data, self._device)
 def _set_data(self, value): self._data, self._device = value._data, value._device
 
-Tensor.clone, Tensor.contiguous = lambda self, *, memory_format=None: Clone.apply(self, memory_format), _contiguous
-Tensor.is_contiguous = lambda self, memory_format=None: bool(_in_format(self._data, memory_format))
+_attach_methods(Tensor, clone=lambda self, *, memory_format=None: Clone.apply(self, memory_format), contiguous=_contiguous,
+                is_contiguous=lambda self, memory_format=None: bool(_in_format(self._data, memory_format)))
 Tensor.data = property(_get_data, _set_data)
 
 def _new(make):
@@ -1655,10 +1667,10 @@ def _new(make):
     return new
 
 Tensor.new_zeros, Tensor.new_ones, Tensor.new_empty = _new(zeros), _new(ones), _new(empty)
-Tensor.new_full = lambda self, size, fill_value, dtype=None, device=None, requires_grad=False: full(
-    size, fill_value, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
-Tensor.new_tensor = lambda self, data, dtype=None, device=None, requires_grad=False: tensor(
-    data, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
+_attach_methods(Tensor, new_full=lambda self, size, fill_value, dtype=None, device=None, requires_grad=False: full(
+    size, fill_value, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad))
+_attach_methods(Tensor, new_tensor=lambda self, data, dtype=None, device=None, requires_grad=False: tensor(
+    data, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad))
 
 # %% ../nbs/03_ops.ipynb #2132b164
 def _address(a): return a.ctypes.data if isinstance(a, np.ndarray) else a.data.ptr
@@ -1838,11 +1850,9 @@ def _masked_fill_(self, mask, value):
     if _records(self, value): return _inplace(self, masked_fill, mask, value, copy=False)
     return _store(self, masked_fill(self, mask, value)._data)
 
-Tensor.add_, Tensor.sub_, Tensor.subtract_, Tensor.mul_, Tensor.div_ = _add_, _sub_, _sub_, _mul_, _div_
-Tensor.clamp_ = Tensor.clip_ = _clamp_
-Tensor.clamp_min_ = lambda self, min: _clamp_(self, min, None)
-Tensor.clamp_max_ = lambda self, max: _clamp_(self, None, max)
-Tensor.masked_fill_ = _masked_fill_
+_attach_methods(Tensor, add_=_add_, sub_=_sub_, mul_=_mul_, div_=_div_, clamp_=_clamp_, masked_fill_=_masked_fill_,
+                clamp_min_=lambda self, min: _clamp_(self, min, None), clamp_max_=lambda self, max: _clamp_(self, None, max))
+Tensor.subtract_, Tensor.clip_ = _method_copy(_sub_, 'subtract_'), _method_copy(_clamp_, 'clip_')
 Tensor.__iadd__, Tensor.__isub__, Tensor.__imul__, Tensor.__itruediv__ = _add_, _sub_, _mul_, _div_
 
 # %% ../nbs/03_ops.ipynb #b59a5969
@@ -1906,7 +1916,7 @@ def _copy_(self, src, non_blocking=False):
     self._version[0] += 1
     return self
 
-Tensor.zero_, Tensor.fill_, Tensor.copy_ = _zero_, _fill_, _copy_
+_attach_methods(Tensor, zero_=_zero_, fill_=_fill_, copy_=_copy_)
 
 # %% ../nbs/03c_pointwise.ipynb #2c9740a4
 import collections, functools, inspect, math, warnings
