@@ -2749,13 +2749,13 @@ class _Overwritten(Function):
     @staticmethod
     def backward(ctx, grad): return grad * 0, None
 
-def _comparison_(fn, node):
-    "`x.<fn>_(other)`: its node is PyTorch's `<Name>Backward0` with a number, `<Name>Backward1` with a tensor."
+def _comparison_(fn, node, name):
+    "`x.<name>_(other)`, `fn` in place: its node is PyTorch's `<Name>Backward0` with a number, `<Name>Backward1` with a tensor."
     nodes = [type(f'_{node}{i}', (_Overwritten,), {'_node_name': f'{node}Backward{i}'}) for i in (0, 1)]
     def op(self, other):
         if not _records(self): return fn(self, other)
         return nodes[isinstance(other, Tensor)].apply(self, fn(self, other))
-    return _inplace_method(op, fn.__name__)
+    return _inplace_method(op, name)
 
 # %% ../nbs/03c_pointwise.ipynb #12e553db
 _METHODS = dict(log2=log2, log10=log10, exp2=exp2, tan=tan, sinh=sinh, cosh=cosh, asin=asin, acos=acos, atan=atan,
@@ -2773,14 +2773,14 @@ _METHODS = dict(log2=log2, log10=log10, exp2=exp2, tan=tan, sinh=sinh, cosh=cosh
                 bitwise_and=bitwise_and, bitwise_or=bitwise_or, bitwise_xor=bitwise_xor, bitwise_not=bitwise_not)
 
 for _name, _fn in _METHODS.items():
-    if not hasattr(Tensor, _name): setattr(Tensor, _name, _fn)
+    if not hasattr(Tensor, _name): setattr(Tensor, _name, _fn if _fn.__name__ == _name else _method_copy(_fn, _name))
     setattr(Tensor, _name + '_', _inplace_method(_fn, _name))
 for _name in ('positive', 'logaddexp', 'logaddexp2', 'fmax', 'fmin', 'angle', 'frexp', 'signbit', 'isclose', 'allclose',
               'isposinf', 'isneginf', 'isreal', 'mvlgamma'):
     setattr(Tensor, _name, globals()[_name])
 
 # %% ../nbs/03c_pointwise.ipynb #7d498f65
-Tensor.polygamma = lambda self, n: polygamma(n, self)
+_attach_methods(Tensor, polygamma=lambda self, n: polygamma(n, self))
 class PolygammaInplace(Polygamma): _node_name = 'PolygammaBackward1'  # x.polygamma_(n) is its own ATen op
 Tensor.polygamma_ = _inplace_method(lambda self, n: PolygammaInplace.apply(int(n), self), 'polygamma')
 Tensor.mvlgamma_ = _inplace_method(mvlgamma, 'mvlgamma')
@@ -2790,13 +2790,13 @@ def _float_power_(self, exponent):
         raise RuntimeError(f"the base given to float_power_ has dtype {_type_name(self._data.dtype)} but the operation's result requires dtype Double")
     return _inplace_method(float_power, 'float_power')(self, exponent)
 
-Tensor.float_power_ = _float_power_
+_attach_methods(Tensor, float_power_=_float_power_)
 Tensor.equal = equal
 for _name, _fn, _node in (('eq', eq, 'Eq'), ('ne', ne, 'Ne'), ('lt', lt, 'Lt'), ('le', le, 'Le'), ('gt', gt, 'Gt'),
                           ('ge', ge, 'Ge'), ('greater', gt, 'Gt'), ('greater_equal', ge, 'Ge'), ('less', lt, 'Lt'),
                           ('less_equal', le, 'Le'), ('not_equal', ne, 'Ne')):
-    setattr(Tensor, _name, _fn)
-    setattr(Tensor, _name + '_', _comparison_(_fn, _node))
+    setattr(Tensor, _name, _fn if _fn.__name__ == _name else _method_copy(_fn, _name))
+    setattr(Tensor, _name + '_', _comparison_(_fn, _node, _name))
 
 # %% ../nbs/03c_pointwise.ipynb #f240334b
 Tensor.__pos__ = positive
