@@ -8,11 +8,12 @@ __all__ = ['swapaxes', 'swapdims', 'moveaxis', 'concat', 'concatenate', 'tril', 
 # %% ../nbs/03a_shape.ipynb #e9c329a8
 import math, warnings
 import numpy as np
-from ._C import device_context, get_array_module, result_dtype, _FROM_NUMPY
+from ._C import device_context, get_array_module, result_dtype, _attach_methods, _FROM_NUMPY
 from ._tensor import Tensor, full, _wrap, _wrap_dim
 from .autograd.function import Function
 from .autograd.grad_mode import _grad_mode
-from .ops import _check_same_device, _check_writable, _dims, _rebase_view, _refresh_view, _snapshot, _view_base
+from .ops import (_check_same_device, _check_writable, _dims, _method_copy, _rebase_view, _refresh_view, _snapshot,
+                           _view_base)
 
 # %% ../nbs/03a_shape.ipynb #07962efc
 def _as_view(out, base):
@@ -61,7 +62,7 @@ def permute(input, dims):
     if len(set(dims)) != n: raise RuntimeError("permute(): duplicate dims are not allowed.")
     return _as_view(Permute.apply(input, dims), input)
 
-Tensor.permute = lambda self, *dims: permute(self, _int_args(dims))
+_attach_methods(Tensor, permute=lambda self, *dims: permute(self, _int_args(dims)))
 
 # %% ../nbs/03a_shape.ipynb #ef082ad2
 class Transpose(Function):
@@ -96,7 +97,7 @@ def _mT(self):
     return transpose(self, -2, -1)
 
 swapaxes = swapdims = transpose
-Tensor.transpose = Tensor.swapaxes = Tensor.swapdims = transpose
+Tensor.transpose, Tensor.swapaxes, Tensor.swapdims = transpose, _method_copy(transpose, 'swapaxes'), _method_copy(transpose, 'swapdims')
 Tensor.t = t
 Tensor.T = property(lambda self: permute(self, tuple(range(self._data.ndim - 1, -1, -1))))
 Tensor.mT = property(_mT)
@@ -169,7 +170,7 @@ def movedim(input, source, destination):
     return permute(input, tuple(order))
 
 moveaxis = movedim
-Tensor.flatten, Tensor.unflatten, Tensor.movedim, Tensor.moveaxis = flatten, unflatten, movedim, movedim
+Tensor.flatten, Tensor.unflatten, Tensor.movedim, Tensor.moveaxis = flatten, unflatten, movedim, _method_copy(movedim, 'moveaxis')
 
 # %% ../nbs/03a_shape.ipynb #8205215c
 class Repeat(Function):
@@ -191,7 +192,7 @@ def _repeat(self, *sizes):
         raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor")
     return Repeat.apply(self, sizes)
 
-Tensor.repeat = _repeat
+_attach_methods(Tensor, repeat=_repeat)
 
 # %% ../nbs/03a_shape.ipynb #36904f9f
 _FULL = slice(None)
@@ -655,7 +656,7 @@ def _scatter_add_(self, dim, index, src):
     return self
 
 Tensor.gather, Tensor.scatter, Tensor.scatter_add = gather, scatter, scatter_add
-Tensor.scatter_, Tensor.scatter_add_ = _scatter_, _scatter_add_
+_attach_methods(Tensor, scatter_=_scatter_, scatter_add_=_scatter_add_)
 
 # %% ../nbs/03a_shape.ipynb #67353a83
 class IndexSelect(Function):
