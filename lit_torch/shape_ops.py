@@ -758,7 +758,8 @@ def flipud(input):
 
 def _flip_method(self, *dims, **kwargs): return flip(self, kwargs.pop('dims') if 'dims' in kwargs else _int_args(dims))
 
-Tensor.flip, Tensor.fliplr, Tensor.flipud = _flip_method, fliplr, flipud
+_attach_methods(Tensor, flip=_flip_method)
+Tensor.fliplr, Tensor.flipud = fliplr, flipud
 
 # %% ../nbs/03f_indexing.ipynb #4ac5a168
 class Roll(Function):
@@ -838,7 +839,7 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     _check_same_device(x, repeats)
     return x.index_select(d, _repeated_positions(repeats, x._data.shape[d]))
 
-Tensor.tile = lambda self, *dims: tile(self, _int_args(dims))
+_attach_methods(Tensor, tile=lambda self, *dims: tile(self, _int_args(dims)))
 Tensor.repeat_interleave = repeat_interleave
 
 # %% ../nbs/03f_indexing.ipynb #16578963
@@ -943,7 +944,8 @@ def split_with_sizes(input, split_sizes, dim=0):
 
 unsafe_split, unsafe_chunk = split, chunk
 Tensor.tensor_split, Tensor.hsplit, Tensor.vsplit, Tensor.dsplit = tensor_split, hsplit, vsplit, dsplit
-Tensor.split_with_sizes, Tensor.unsafe_split, Tensor.unsafe_chunk = split_with_sizes, split, chunk
+Tensor.split_with_sizes = split_with_sizes
+Tensor.unsafe_split, Tensor.unsafe_chunk = _method_copy(split, 'unsafe_split'), _method_copy(chunk, 'unsafe_chunk')
 
 # %% ../nbs/03f_indexing.ipynb #1c6a0bc8
 def _strided(a, shape, strides):
@@ -1094,7 +1096,7 @@ def _unfold(self, dimension, size, step):
     if step <= 0: raise RuntimeError(f"step is {step} but must be > 0")
     return _as_view(Unfold.apply(self, d, size, step), self)
 
-Tensor.unfold = _unfold
+_attach_methods(Tensor, unfold=_unfold)
 
 # %% ../nbs/03f_indexing.ipynb #d9face1a
 def _address(a): return a.ctypes.data if isinstance(a, np.ndarray) else a.data.ptr
@@ -1264,7 +1266,7 @@ def _inplace_op(self, op, *args, saves_input=False, **kwargs):
     return _store(self, op(self, *args, **kwargs)._data)
 
 Tensor.masked_select, Tensor.masked_scatter = masked_select, masked_scatter
-Tensor.masked_scatter_ = lambda self, mask, source: _inplace_op(self, masked_scatter, mask, source)
+_attach_methods(Tensor, masked_scatter_=lambda self, mask, source: _inplace_op(self, masked_scatter, mask, source))
 
 # %% ../nbs/03f_indexing.ipynb #51454a36
 def _check_flat_index(name, input, index):
@@ -1340,7 +1342,7 @@ def take_along_dim(input, indices, dim=None):
     return grow(input).gather(d, grow(indices))
 
 Tensor.take, Tensor.put, Tensor.take_along_dim = take, put, take_along_dim
-Tensor.put_ = lambda self, index, source, accumulate=False: _inplace_op(self, put, index, source, accumulate)
+_attach_methods(Tensor, put_=lambda self, index, source, accumulate=False: _inplace_op(self, put, index, source, accumulate))
 
 # %% ../nbs/03f_indexing.ipynb #19ccce20
 def _index_vector(input, dim, index, dtypes, dtype_error, ndim_error):
@@ -1466,9 +1468,10 @@ def index_fill(input, dim, index, value):
     return IndexFillTensor.apply(input, d, index, value)
 
 Tensor.index_add, Tensor.index_copy, Tensor.index_fill = index_add, index_copy, index_fill
-Tensor.index_add_ = lambda self, dim, index, source, *, alpha=1: _inplace_op(self, index_add, dim, index, source, alpha=alpha)
-Tensor.index_copy_ = lambda self, dim, index, source: _inplace_op(self, index_copy, dim, index, source)
-Tensor.index_fill_ = lambda self, dim, index, value: _inplace_op(self, index_fill, dim, index, value)
+_attach_methods(Tensor,
+    index_add_=lambda self, dim, index, source, *, alpha=1: _inplace_op(self, index_add, dim, index, source, alpha=alpha),
+    index_copy_=lambda self, dim, index, source: _inplace_op(self, index_copy, dim, index, source),
+    index_fill_=lambda self, dim, index, value: _inplace_op(self, index_fill, dim, index, value))
 
 # %% ../nbs/03f_indexing.ipynb #b12ee2c9
 _REDUCTIONS = {'sum': 'add', 'prod': 'multiply', 'mean': 'add', 'amax': 'maximum', 'amin': 'minimum'}
@@ -1582,8 +1585,8 @@ def index_reduce(input, dim, index, source, reduce, *, include_self=True):
     return IndexReduce.apply(input, d, index, source, reduce, bool(include_self))
 
 Tensor.index_reduce = index_reduce
-Tensor.index_reduce_ = lambda self, dim, index, source, reduce, *, include_self=True: _inplace_op(
-    self, index_reduce, dim, index, source, reduce, include_self=include_self, saves_input=True)
+_attach_methods(Tensor, index_reduce_=lambda self, dim, index, source, reduce, *, include_self=True: _inplace_op(
+    self, index_reduce, dim, index, source, reduce, include_self=include_self, saves_input=True))
 
 # %% ../nbs/03f_indexing.ipynb #f146c028
 def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
@@ -1594,8 +1597,8 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
     return ScatterReduce.apply(input, d, index, src, reduce, bool(include_self))
 
 Tensor.scatter_reduce = scatter_reduce
-Tensor.scatter_reduce_ = lambda self, dim, index, src, reduce, *, include_self=True: _inplace_op(
-    self, scatter_reduce, dim, index, src, reduce, include_self=include_self, saves_input=True)
+_attach_methods(Tensor, scatter_reduce_=lambda self, dim, index, src, reduce, *, include_self=True: _inplace_op(
+    self, scatter_reduce, dim, index, src, reduce, include_self=include_self, saves_input=True))
 
 # %% ../nbs/03f_indexing.ipynb #bbd06dc6
 class IndexPutAccumulate(Function):
@@ -1633,7 +1636,8 @@ def index_put(input, indices, values, accumulate=False):
     return (IndexPutAccumulate if accumulate else IndexPut).apply(input, key1, key2, values)
 
 Tensor.index_put = index_put
-Tensor.index_put_ = lambda self, indices, values, accumulate=False: _inplace_op(self, index_put, indices, values, accumulate)
+_attach_methods(Tensor, index_put_=lambda self, indices, values, accumulate=False: _inplace_op(
+    self, index_put, indices, values, accumulate))
 
 # %% ../nbs/03f_indexing.ipynb #2860140a
 class SelectScatter(_Embed): _node_name = 'SelectScatterBackward0'
@@ -1715,10 +1719,10 @@ def _as_strided_(self, size, stride, storage_offset=None):
     "`as_strided`, in place."
     return _reshape_in_place(self, _AsStridedInplace, tuple(size), tuple(stride), storage_offset)
 
-Tensor.t_, Tensor.transpose_, Tensor.swapdims_, Tensor.swapaxes_ = _t_, _transpose_, _transpose_, _transpose_
-Tensor.squeeze_, Tensor.unsqueeze_, Tensor.as_strided_ = _squeeze_, _unsqueeze_, _as_strided_
-Tensor.tril_ = lambda self, diagonal=0: _inplace_op(self, tril, diagonal)
-Tensor.triu_ = lambda self, diagonal=0: _inplace_op(self, triu, diagonal)
+_attach_methods(Tensor, t_=_t_, transpose_=_transpose_, squeeze_=_squeeze_, unsqueeze_=_unsqueeze_, as_strided_=_as_strided_,
+                tril_=lambda self, diagonal=0: _inplace_op(self, tril, diagonal),
+                triu_=lambda self, diagonal=0: _inplace_op(self, triu, diagonal))
+Tensor.swapdims_, Tensor.swapaxes_ = _method_copy(_transpose_, 'swapdims_'), _method_copy(_transpose_, 'swapaxes_')
 
 # %% ../nbs/03f_indexing.ipynb #97988a0a
 def _H(self):
@@ -1801,8 +1805,7 @@ def combinations(input, r=2, with_replacement=False):
     with device_context(input._device): index = _wrap(get_array_module(input._data).asarray(rows.reshape(-1)), input._device)
     return input.index_select(0, index).reshape(-1, r)
 
-Tensor.view_as = lambda self, other: self.view(other.shape)
-Tensor.reshape_as = lambda self, other: self.reshape(other.shape)
+_attach_methods(Tensor, view_as=lambda self, other: self.view(other.shape), reshape_as=lambda self, other: self.reshape(other.shape))
 Tensor.ravel, Tensor.narrow_copy = ravel, narrow_copy
 
 # %% ../nbs/03g_sorting.ipynb #7cecc2b0
