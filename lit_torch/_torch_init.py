@@ -15,7 +15,7 @@ __all__ = ['DoubleTensor', 'FloatTensor', 'HalfTensor', 'BFloat16Tensor', 'LongT
 import os, warnings
 import numpy as np
 from . import _C, _tensor
-from ._C import canonical_device, device, dtype, float16, float32, float64, get_default_dtype, _cpu
+from ._C import canonical_device, device, dtype, float16, float32, float64, get_default_dtype, _attach_methods, _cpu
 from ._tensor import Tensor
 
 # %% ../nbs/16_torch_init.ipynb #b65b4f52
@@ -85,7 +85,7 @@ def _type(self, dtype=None, non_blocking=False, **kwargs):
     if cls is None: raise ValueError(f"invalid type: '{dtype}'")
     return self.to('cuda' if dtype.startswith('torch.cuda.') else 'cpu', cls.dtype, non_blocking=non_blocking)
 
-Tensor.type = _type
+_attach_methods(Tensor, type=_type)
 
 # %% ../nbs/16_torch_init.ipynb #5e712ca2
 def set_default_device(device):
@@ -230,7 +230,7 @@ def _bfloat16_method(self, memory_format=None):
     "`self.to(torch.bfloat16)`."
     return self.to(bfloat16) if memory_format is None else self.to(bfloat16, memory_format=memory_format)
 
-Tensor.bfloat16 = _bfloat16_method
+_attach_methods(Tensor, bfloat16=_bfloat16_method)
 
 # %% ../nbs/16_torch_init.ipynb #07534efb
 _FLOAT8 = ('float8_e4m3fn', 'float8_e5m2', 'float8_e4m3fnuz', 'float8_e5m2fnuz')

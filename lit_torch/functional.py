@@ -250,6 +250,7 @@ def unique_consecutive(input, return_inverse=False, return_counts=False, dim=Non
 Tensor.unique, Tensor.unique_consecutive = unique, unique_consecutive
 
 # %% ../nbs/03i_linalg.ipynb #840fb10d
+from ._C import _attach_methods
 from .linalg import matrix_norm as _matrix_norm, vector_norm as _linalg_vector_norm, lu_factor_ex as _lu_factor_ex
 
 # %% ../nbs/03i_linalg.ipynb #1826426d
@@ -269,5 +270,5 @@ def lu(A, pivot=True, get_infos=False, out=None):
     return (LU, pivots, infos) if get_infos else (LU, pivots)
 
 # %% ../nbs/03i_linalg.ipynb #79d7f58d
-Tensor.norm = lambda self, p='fro', dim=None, keepdim=False, dtype=None: norm(self, p, dim, keepdim, dtype=dtype)
-Tensor.lu = lambda self, pivot=True, get_infos=False: lu(self, pivot, get_infos)
+_attach_methods(Tensor, norm=lambda self, p='fro', dim=None, keepdim=False, dtype=None: norm(self, p, dim, keepdim, dtype=dtype),
+                lu=lambda self, pivot=True, get_infos=False: lu(self, pivot, get_infos))

@@ -3367,7 +3367,7 @@ def _into(out, result, *inputs):
 # %% ../nbs/03h_sampling.ipynb #b3e08596
 import builtins
 import numpy as np
-from ._C import Generator, default_generator_for, device_context, get_array_module
+from ._C import Generator, default_generator_for, device_context, get_array_module, _attach_methods
 from ._tensor import Tensor, empty, _wrap, _sizes
 from .autograd.function import Function
 
@@ -3441,7 +3441,7 @@ def poisson(input, generator=None):
     "A Poisson-distributed count for each rate in `input`."
     return Poisson.apply(input, generator)
 
-Tensor.bernoulli = lambda self, p=None, *, generator=None: bernoulli(self, p, generator=generator)
+_attach_methods(Tensor, bernoulli=lambda self, p=None, *, generator=None: bernoulli(self, p, generator=generator))
 
 # %% ../nbs/03h_sampling.ipynb #863f0323
 def _check_weights(w, k, replacement):
@@ -3628,8 +3628,8 @@ def _bernoulli_(self, p=0.5, *, generator=None):
         raise RuntimeError(f"expand: p of shape {list(p._data.shape)} does not broadcast to the shape {list(self._data.shape)} of self")
     return _fill_random(self, _BernoulliTensorDraw, lambda: u() < _probabilities(p._data))
 
-Tensor.uniform_, Tensor.normal_, Tensor.exponential_, Tensor.geometric_ = _uniform_, _normal_, _exponential_, _geometric_
-Tensor.log_normal_, Tensor.cauchy_, Tensor.random_, Tensor.bernoulli_ = _log_normal_, _cauchy_, _random_, _bernoulli_
+_attach_methods(Tensor, uniform_=_uniform_, normal_=_normal_, exponential_=_exponential_, geometric_=_geometric_,
+                log_normal_=_log_normal_, cauchy_=_cauchy_, random_=_random_, bernoulli_=_bernoulli_)
 
 # %% ../nbs/03i_complex.ipynb #5bfeb5a7
 import builtins

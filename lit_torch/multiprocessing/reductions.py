@@ -140,7 +140,7 @@ def _channel():
 # %% ../../nbs/16r_multiprocessing.ipynb #55d2ac73
 import weakref
 from multiprocessing.reduction import DupFd, ForkingPickler
-from .._C import canonical_device
+from .._C import canonical_device, _attach_methods
 from .._tensor import Tensor, _wrap
 
 # %% ../../nbs/16r_multiprocessing.ipynb #80782b66
@@ -189,7 +189,7 @@ def _is_shared(self):
     "Whether this tensor's data is in shared memory (CUDA tensors count as shared, as in PyTorch)."
     return self._device.type == 'cuda' or _block_of(self._data) is not None
 
-Tensor.share_memory_, Tensor.is_shared = _share_memory_, _is_shared
+_attach_methods(Tensor, share_memory_=_share_memory_, is_shared=_is_shared)
 
 # %% ../../nbs/16r_multiprocessing.ipynb #5e1953db
 def reduce_tensor(tensor):

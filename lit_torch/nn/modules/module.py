@@ -617,6 +617,7 @@ _attach_methods(Module, _register_load_state_dict_pre_hook=_register_load_state_
                 register_load_state_dict_pre_hook=register_load_state_dict_pre_hook)
 
 # %% ../../../nbs/16r_multiprocessing.ipynb #849ceda5
+from ..._C import _attach_methods
 from ..._tensor import Tensor
 
 # %% ../../../nbs/16r_multiprocessing.ipynb #ea6e7f23
@@ -628,4 +629,4 @@ def _module_share_memory(self):
     for b in self.buffers(): b.share_memory_()
     return self
 
-Module.share_memory = _module_share_memory
+_attach_methods(Module, share_memory=_module_share_memory)

@@ -7,6 +7,7 @@ __all__ = []
 
 # %% ../../../../nbs/11g_pin_memory.ipynb #1ec1db44
 import collections, queue
+from ...._C import _attach_methods
 from ...._tensor import Tensor, _wrap
 from ....multiprocessing.reductions import _receive, _take
 from .worker import _ExceptionWrapper, _IterableDatasetStopIteration, _POLL
@@ -29,7 +30,7 @@ def _pin_memory_method(self, device=None):
     out[...] = self._data
     return _wrap(out, self._device)
 
-Tensor.pin_memory, Tensor.is_pinned = _pin_memory_method, _is_pinned
+_attach_methods(Tensor, pin_memory=_pin_memory_method, is_pinned=_is_pinned)
 
 def _pin(data, device=None):
     "Pin every tensor in a (nested) batch."
