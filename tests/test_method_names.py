@@ -42,3 +42,32 @@ def test_attached_method_has_torchs_name(mod, cname, name, f):
     want = getattr(getattr(getattr(importlib.import_module('torch.' + mod), cname), name, None), '__name__', name)
     assert f.__name__ == want
     assert f.__qualname__.endswith(f'{cname}.{name}'), f.__qualname__
+
+# Tensor's methods are torch's C methods, each named as its attribute (`torch.Tensor.subtract.__name__ == 'subtract'`).
+# Attached by notebooks other helpers owned this session: the lead fixes them after merging.
+TENSOR_SKIP = {
+    'size', 'dim', 'numel', 'nelement', 'ndimension', 'requires_grad_', 'item', 'tolist', 'detach', 'numpy',
+    'is_floating_point',                                                         # nbs/01_tensor
+    'sum_to_size', 'expand', 'expand_as', 'reshape', 'view', 'sum',              # nbs/02d_first_ops
+    'backward', 'register_hook', 'retain_grad', 'register_post_accumulate_grad_hook',  # nbs/02e_engine
+    'addbmm_', 'ger',                                                            # nbs/03e_products
+}
+
+def _tensor_methods():
+    "(attribute, function) for each public Python function of lit_torch.Tensor that torch.Tensor also has."
+    for k in dir(lit_torch.Tensor):
+        if k.startswith('_') or not hasattr(torch.Tensor, k): continue
+        v = inspect.getattr_static(lit_torch.Tensor, k)
+        f = getattr(v, '__func__', v)
+        if inspect.isfunction(f) and (f.__module__ or '').startswith('lit_torch'): yield k, f
+
+TENSOR_CASES = list(_tensor_methods())
+
+def test_the_scan_finds_tensor_methods():
+    assert {'add_', 'subtract', 'view', 'clamp_', 'index_add_', 'share_memory_'} <= {k for k, _ in TENSOR_CASES}
+
+@pytest.mark.parametrize('name,f', TENSOR_CASES, ids=[k for k, _ in TENSOR_CASES])
+def test_tensor_method_has_torchs_name(name, f):
+    if name in TENSOR_SKIP: pytest.skip('notebook owned by another helper this session')
+    assert getattr(torch.Tensor, name).__name__ == name  # torch's C method is named as its attribute
+    assert f.__name__ == name, f.__name__

@@ -11,7 +11,7 @@ MODULES = ['storage', '_utils', 'serialization'] + [
     m.name[len('lit_torch.'):] for m in pkgutil.iter_modules(lit_torch.nn.modules.__path__, 'lit_torch.nn.modules.')
     if m.name.rpartition('.')[2] not in OTHERS]
 # Attached by notebooks other helpers owned this session: the lead fixes them after merging.
-SKIP = {'nn.modules.module.Module.share_memory'}   # nbs/16r_multiprocessing
+SKIP = set()
 # torch binds `Module.forward = _forward_unimplemented`; ours is written in the class body, named `forward`.
 AS_WRITTEN = {'nn.modules.module.Module.forward'}
 
