@@ -333,7 +333,7 @@ import warnings
 warnings.filterwarnings('ignore', category=RuntimeWarning, module=r'lit_torch(\.|$)')
 
 # %% ../nbs/00_import.ipynb #84ad6281
-_LAZY = {'lit_torch': ('multiprocessing',), 'lit_torch.utils': ('data',)}  # loaded on first use
+_LAZY = {'lit_torch.utils': ('data',)}  # loaded on first use
 
 def _import_on_first_use(package):
     "A module `__getattr__` (PEP 562) for `package`: its submodules named in `_LAZY` are imported when first asked for."
@@ -344,7 +344,7 @@ def _import_on_first_use(package):
         raise AttributeError(f"module '{package}' has no attribute '{name}'")
     return __getattr__
 
-_torch_getattr, _utils_getattr = _import_on_first_use('lit_torch'), _import_on_first_use('lit_torch.utils')
+_utils_getattr = _import_on_first_use('lit_torch.utils')
 
 # %% ../nbs/03i_linalg.ipynb #525b0bcb
 class _LinAlgError(RuntimeError):

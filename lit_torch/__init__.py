@@ -120,9 +120,10 @@ from .serialization import save, load
 # Optimizers and learning-rate schedules (nbs/08_optim.ipynb to 08n_lr_scheduler)
 from . import optim
 
-# The data pipeline (nbs/11_data.ipynb to 11i_dataloader). torch.utils.data and torch.multiprocessing (a third of this
-# import's time, for Python's multiprocessing, sockets and tempfiles) load on first use: see `__getattr__` at the end
+# The data pipeline (nbs/11_data.ipynb to 11i_dataloader; torch.utils.data loads on first use, see utils/__init__.py) and
+# torch.multiprocessing's tensor sharing, which registers itself with Python's multiprocessing on import, as torch's does
 from . import utils
+from . import multiprocessing
 
 # Distributed training on MPI (nbs/12_distributed.ipynb, 12a_run, 12b_ddp)
 from . import distributed
@@ -138,6 +139,3 @@ from . import jit, onnx, hub
 # torch.testing (nbs/16t_comparison.ipynb, 16u_creation). torch.utils.checkpoint (16s) comes with torch.utils; programs import
 # torch.utils.tensorboard (16v) themselves, as in torch, and it needs the tensorboard package
 from . import testing
-
-# Submodules that load on first use (PEP 562; nbs/00_import.ipynb): `lit_torch.multiprocessing` works as in torch
-from ._C import _torch_getattr as __getattr__
