@@ -118,6 +118,7 @@ def _apply(cls, device, args, kwargs):
     if record: _record(ctx, args, needs, outputs)
     return outputs
 
+# %% ../../nbs/02c_function.ipynb #7e9f223c
 def _output(o, device):
     "A fresh output tensor for what `forward` returned (an array, or a tensor of its own)."
     if isinstance(o, Tensor): return o if o.grad_fn is None and not o._requires_grad else _wrap(o._data, o._device)

@@ -193,8 +193,7 @@ def _run_backward(roots, grads, retain_graph, create_graph, targets=None):
         _deliver(buffers, node, nr, g, deliveries)
         deliveries[id(g._data)] += 1  # the caller's gradient is never fresh
     ready = [n for n in dict.fromkeys(n for n, _ in roots) if deps.get(n) == 0]
-    enabled = _grad_mode.enabled
-    _grad_mode.enabled = create_graph
+    enabled, _grad_mode.enabled = _grad_mode.enabled, create_graph
     try:
         while ready:
             node = ready.pop()
