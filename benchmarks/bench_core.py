@@ -34,10 +34,13 @@ def side_by_side(make):
         out.append(timeit(f))
     return out
 
-def small_op(op, requires_grad):
+def small_op(op, requires_grad, backward=False):
+    "A 4x4 add or mul; with `backward`, also its backward from a ones gradient (the issue's per-op workload)."
     def make(m):
         a = m.randn(4, 4, requires_grad=requires_grad); b = m.randn(4, 4, requires_grad=requires_grad)
-        return (lambda: a + b) if op == 'add' else (lambda: a * b)
+        g = m.ones(4, 4)
+        f = (lambda: a + b) if op == 'add' else (lambda: a * b)
+        return (lambda: f().backward(g)) if backward else f
     return make
 
 def matmul16(backward):
@@ -79,7 +82,8 @@ def main():
     rows = []
     for op in ('add', 'mul'):
         for rg in (False, True):
-            rows.append((f'{op} 4x4' + (', requires_grad' if rg else ''), *side_by_side(small_op(op, rg))))
+            rows.append((f'{op} 4x4' + (', requires_grad (forward)' if rg else ''), *side_by_side(small_op(op, rg))))
+        rows.append((f'{op} 4x4, requires_grad, forward+backward', *side_by_side(small_op(op, True, True))))
     rows.append(('matmul 16x16 forward', *side_by_side(matmul16(False))))
     rows.append(('matmul 16x16 forward+backward', *side_by_side(matmul16(True))))
     rows.append(('MLP 784-512-512-10 step, batch 128', *side_by_side(mlp_step)))

@@ -332,6 +332,20 @@ if os.environ.get('LIT_TORCH_MALLOC_TUNING', '1') != '0': _tune_malloc()
 import warnings
 warnings.filterwarnings('ignore', category=RuntimeWarning, module=r'lit_torch(\.|$)')
 
+# %% ../nbs/00_import.ipynb #84ad6281
+_LAZY = {'lit_torch.utils': ('data',)}  # loaded on first use
+
+def _import_on_first_use(package):
+    "A module `__getattr__` (PEP 562) for `package`: its submodules named in `_LAZY` are imported when first asked for."
+    def __getattr__(name):
+        if name in _LAZY[package]:
+            import importlib
+            return importlib.import_module(f'{package}.{name}')
+        raise AttributeError(f"module '{package}' has no attribute '{name}'")
+    return __getattr__
+
+_utils_getattr = _import_on_first_use('lit_torch.utils')
+
 # %% ../nbs/03i_linalg.ipynb #525b0bcb
 class _LinAlgError(RuntimeError):
     "A matrix the algorithm cannot handle (singular, not positive-definite): PyTorch's `torch.linalg.LinAlgError`."

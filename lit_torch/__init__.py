@@ -120,7 +120,8 @@ from .serialization import save, load
 # Optimizers and learning-rate schedules (nbs/08_optim.ipynb to 08n_lr_scheduler)
 from . import optim
 
-# The data pipeline (nbs/11_data.ipynb to 11i_dataloader) and torch.multiprocessing's tensor sharing
+# The data pipeline (nbs/11_data.ipynb to 11i_dataloader; torch.utils.data loads on first use, see utils/__init__.py) and
+# torch.multiprocessing's tensor sharing, which registers itself with Python's multiprocessing on import, as torch's does
 from . import utils
 from . import multiprocessing
 

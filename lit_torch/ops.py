@@ -68,24 +68,13 @@ class SumToSize(Function):
     @staticmethod
     def backward(ctx, grad): return grad.expand(ctx.shape), None
 
-class Expand(Function):
-    _node_name = 'ExpandBackward0'
-    @staticmethod
-    def forward(ctx, x, shape):
-        ctx.shape, lead = x._data.shape, len(shape) - x._data.ndim
-        if lead < 0:
-            raise RuntimeError(f"expand(torch.{_type_name(x._data.dtype)}Tensor{{{list(x.shape)}}}, size={list(shape)}): the number of sizes "
-                               f"provided ({len(shape)}) must be greater or equal to the number of dimensions in the tensor ({x.ndim})")
-        for i, n in enumerate(shape[:lead]):
-            if n == -1: raise RuntimeError(f"The expanded size of the tensor (-1) isn't allowed in a leading, non-existing dimension {i}")
-        shape = tuple(n if n != -1 else x.shape[i - lead] for i, n in enumerate(shape))
-        try: return _view_of(x, get_array_module(x._data).broadcast_to(x._data, shape))
-        except ValueError: pass
-        i = next(i for i, n in enumerate(shape) if i >= lead and x.shape[i - lead] not in (1, n) or n < 0)
-        raise RuntimeError(f"The expanded size of the tensor ({shape[i]}) must match the existing size ({x.shape[i - lead] if i >= lead else 1}) at "
-                           f"non-singleton dimension {i}.  Target sizes: {list(shape)}.  Tensor sizes: {list(x.shape)}")
-    @staticmethod
-    def backward(ctx, grad): return grad.sum_to_size(ctx.shape), None
+# %% ../nbs/02d_first_ops.ipynb #c3cc9a1b
+def _broadcast_to(a, shape):
+    "`broadcast_to`; a 0-d NumPy array (a full reduction's gradient) as a zero-stride view made directly, 4x cheaper."
+    if a.ndim or type(a) is not np.ndarray: return get_array_module(a).broadcast_to(a, shape)
+    out = np.ndarray(shape, a.dtype, a, 0, (0,) * len(shape))
+    out.flags.writeable = False  # as broadcast_to's: one element seen many times
+    return out
 
 def _view_of(base, array):
     "The output tensor of a view op: when `array` shares `base`'s memory, it shares its version counter and records its base."
@@ -97,6 +86,26 @@ def _view_of(base, array):
 def _view_base(t):
     "The tensor that owns `t`'s memory: `t` itself, or the base `t` is a view of."
     return t if t._base is None else t._base
+
+# %% ../nbs/02d_first_ops.ipynb #74e72e96
+class Expand(Function):
+    _node_name = 'ExpandBackward0'
+    @staticmethod
+    def forward(ctx, x, shape):
+        ctx.shape, lead = x._data.shape, len(shape) - x._data.ndim
+        if lead < 0:
+            raise RuntimeError(f"expand(torch.{_type_name(x._data.dtype)}Tensor{{{list(x.shape)}}}, size={list(shape)}): the number of sizes "
+                               f"provided ({len(shape)}) must be greater or equal to the number of dimensions in the tensor ({x.ndim})")
+        for i, n in enumerate(shape[:lead]):
+            if n == -1: raise RuntimeError(f"The expanded size of the tensor (-1) isn't allowed in a leading, non-existing dimension {i}")
+        if -1 in shape: shape = tuple(n if n != -1 else x.shape[i - lead] for i, n in enumerate(shape))
+        try: return _view_of(x, _broadcast_to(x._data, shape))
+        except ValueError: pass
+        i = next(i for i, n in enumerate(shape) if i >= lead and x.shape[i - lead] not in (1, n) or n < 0)
+        raise RuntimeError(f"The expanded size of the tensor ({shape[i]}) must match the existing size ({x.shape[i - lead] if i >= lead else 1}) at "
+                           f"non-singleton dimension {i}.  Target sizes: {list(shape)}.  Tensor sizes: {list(x.shape)}")
+    @staticmethod
+    def backward(ctx, grad): return grad.sum_to_size(ctx.shape), None
 
 def _sum_to_size(self, *size):
     "Sum this tensor down to `size`, which it broadcasts from."
@@ -181,7 +190,7 @@ class Sum(Function):
     def backward(ctx, grad):
         if not ctx.keepdim and ctx.axes and len(ctx.axes) < len(ctx.shape):  # a full sum's 0-d gradient expands as it is
             grad = grad.reshape(tuple(1 if i in ctx.axes else n for i, n in enumerate(ctx.shape)))
-        return grad.expand(ctx.shape), None, None, None
+        return Expand.apply(grad, ctx.shape), None, None, None
 
 class SumDim(Sum): _node_name = 'SumBackward1'  # PyTorch's name for the sum over given dims
 

@@ -27,7 +27,7 @@ def _start_grads(outputs, grad_outputs):
         if g is None:
             if t._data.size != 1: raise RuntimeError("grad can be implicitly created only for scalar outputs")
             if t._data.dtype.kind == 'c': raise RuntimeError("grad can be implicitly created only for real scalar outputs")
-            with device_context(t._device): g = _wrap(array_module(t._device).ones_like(t._data), t._device)
+            with device_context(t._device): g = _wrap(array_module(t._device).array(1, t._data.dtype).reshape(t._data.shape), t._device)
         elif not isinstance(g, Tensor):
             with device_context(t._device): g = _wrap(array_module(t._device).asarray(g, t._data.dtype), t._device)
         elif tuple(g.shape) != tuple(t.shape):

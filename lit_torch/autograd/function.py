@@ -38,11 +38,18 @@ class BackwardNode(Node):
     def apply(self, *grads): return self._forward_cls.backward(self, *grads)
 
 class FunctionMeta(type):
-    "Give each `Function` subclass its own node class, `<Name>Backward`."
+    "Give each `Function` subclass its own node class, `<Name>Backward`, made when first asked for."
     def __init__(cls, name, bases, attrs):
         super().__init__(name, bases, attrs)
-        node_name = attrs.get('_node_name', name + 'Backward')
-        cls._backward_cls = type(node_name, (BackwardNode,), {'_forward_cls': cls, '__module__': cls.__module__})
+        cls._node_cls = None  # most of the ~370 ops are never called in a program: their classes are never made
+
+    @property
+    def _backward_cls(cls):
+        "The class of this function's nodes, its `ctx`."
+        if cls._node_cls is None:
+            node_name = cls.__dict__.get('_node_name', cls.__name__ + 'Backward')
+            cls._node_cls = type(node_name, (BackwardNode,), {'_forward_cls': cls, '__module__': cls.__module__})
+        return cls._node_cls
 
 # %% ../../nbs/02c_function.ipynb #378de0ca
 class _SavedOutput:
@@ -68,7 +75,7 @@ _FREED = ("Trying to backward through the graph a second time (or directly acces
 
 def _saved_tensors(self):
     if self._saved is None: raise RuntimeError(_FREED)
-    return tuple(None if s is None else _unpack(self, s, v) for s, v in self._saved)
+    return tuple([None if s is None else _unpack(self, s, v) for s, v in self._saved])  # a list: cheaper than a generator
 
 BackwardNode.saved_tensors = property(_saved_tensors)
 
@@ -91,7 +98,7 @@ class Function(metaclass=FunctionMeta):
 
 def _apply(cls, device, args, kwargs):
     "The body of apply, run with the inputs' device current."
-    ctx = cls._backward_cls()
+    ctx = (cls._node_cls or cls._backward_cls)()  # the node class, made on the first call
     ctx.needs_input_grad = needs = tuple([isinstance(a, Tensor) and (a._requires_grad or a.grad_fn is not None) for a in args])
     if _grad_mode.enabled:
         _grad_mode.enabled = False
@@ -111,6 +118,7 @@ def _apply(cls, device, args, kwargs):
     if record: _record(ctx, args, needs, outputs)
     return outputs
 
+# %% ../../nbs/02c_function.ipynb #7e9f223c
 def _output(o, device):
     "A fresh output tensor for what `forward` returned (an array, or a tensor of its own)."
     if isinstance(o, Tensor): return o if o.grad_fn is None and not o._requires_grad else _wrap(o._data, o._device)
@@ -136,4 +144,5 @@ def _record(ctx, args, needs, outputs):
 def _save(t, outputs):
     "What the node keeps of saved tensor `t`, with the version to check on unpacking."
     if t is None: return None, 0
-    return (_SavedOutput(t) if any(t is o for o in outputs) else t), t._version[0]
+    output = t is outputs[0] if len(outputs) == 1 else any(t is o for o in outputs)  # one output: no generator
+    return (_SavedOutput(t) if output else t), t._version[0]

@@ -137,20 +137,41 @@ def _zeros(meta):
 
 # %% ../../nbs/02e_engine.ipynb #451eeb40
 def _accumulate(node, grad, create_graph, deliveries=None):
-    "Run a leaf's hooks and add `grad` into its `.grad`; a fresh gradient (see `_fresh`) is taken without a copy."
+    "Add `grad` into the leaf's `.grad`, on the leaf's device (a CPU leaf skips the `with`: the common case)."
     v = node.variable
-    with device_context(v._device):
-        if v._hooks:
-            for hook in list(v._hooks.values()):
-                new = hook(grad)
-                if new is not None: grad = new
-        if create_graph: v.grad = grad if v.grad is None else v.grad + grad
-        elif v.grad is None: v.grad = grad.detach() if _fresh(grad, deliveries) else _wrap(grad._data.copy(), grad._device)
-        else: v.grad._data += grad._data
-        if v._post_accumulate_hooks:
-            for hook in list(v._post_accumulate_hooks.values()): hook(v)
+    if v._device.type == 'cpu': return _accumulate_grad(v, grad, create_graph, deliveries)
+    with device_context(v._device): _accumulate_grad(v, grad, create_graph, deliveries)
+
+def _accumulate_grad(v, grad, create_graph, deliveries):
+    "Run the leaf's hooks and add `grad` into `v.grad`; a fresh gradient (see `_fresh`) is taken without a copy."
+    if v._hooks:
+        for hook in list(v._hooks.values()):
+            new = hook(grad)
+            if new is not None: grad = new
+    if create_graph: v.grad = grad if v.grad is None else v.grad + grad
+    elif v.grad is None: v.grad = grad.detach() if _fresh(grad, deliveries) else _wrap(grad._data.copy(), grad._device)
+    else: v.grad._data += grad._data
+    if v._post_accumulate_hooks:
+        for hook in list(v._post_accumulate_hooks.values()): hook(v)
 
 # %% ../../nbs/02e_engine.ipynb #51cc6c6b
+def _fresh(g, deliveries):
+    "Delivered once, owning its memory, and held by no other tensor: `.grad` can take `g`'s array as it is."
+    if deliveries is None or deliveries.get(id(g._data)) != 1 or g._data.base is not None: return False
+    # what the engine itself holds: the tensor in grads_in and in four frames, plus the call's argument; the array in the tensor, plus the argument
+    return sys.getrefcount(g) <= 7 and sys.getrefcount(g._data) <= 2
+
+def _n_outputs(node): return 1 if isinstance(node, AccumulateGrad) else len(node._output_meta)
+
+def _deliver(buffers, node, nr, g, deliveries):
+    "Add gradient `g` into slot `nr` of `node`'s buffer, counting the deliveries of its array."
+    key = id(g._data)
+    deliveries[key] = deliveries.get(key, 0) + 1
+    buf = buffers.get(node)
+    if buf is None: buf = buffers[node] = [None] * _n_outputs(node)
+    buf[nr] = g if buf[nr] is None else buf[nr] + g
+
+# %% ../../nbs/02e_engine.ipynb #89eadaf1
 class _Callbacks(threading.local):
     queue = None  # the callbacks queued during the backward running in this thread
 
@@ -162,6 +183,7 @@ def _run_callbacks():
     while queue:
         queue.pop(0)()
 
+# %% ../../nbs/02e_engine.ipynb #fb715769
 def _run_backward(roots, grads, retain_graph, create_graph, targets=None):
     "Propagate `grads` from `roots` (node, output_nr) back through the graph; return captured target gradients."
     deps = _graph({n for n, _ in roots}, targets)
@@ -171,8 +193,7 @@ def _run_backward(roots, grads, retain_graph, create_graph, targets=None):
         _deliver(buffers, node, nr, g, deliveries)
         deliveries[id(g._data)] += 1  # the caller's gradient is never fresh
     ready = [n for n in dict.fromkeys(n for n, _ in roots) if deps.get(n) == 0]
-    enabled = _grad_mode.enabled
-    _grad_mode.enabled = create_graph
+    enabled, _grad_mode.enabled = _grad_mode.enabled, create_graph
     try:
         while ready:
             node = ready.pop()
@@ -204,22 +225,6 @@ def _run_backward(roots, grads, retain_graph, create_graph, targets=None):
     try: _run_callbacks()
     finally: _callbacks.queue = outer
     return captured
-
-def _fresh(g, deliveries):
-    "Delivered once, owning its memory, and held by no other tensor: `.grad` can take `g`'s array as it is."
-    if deliveries is None or deliveries.get(id(g._data)) != 1 or g._data.base is not None: return False
-    # what the engine itself holds: the tensor in grads_in and in three frames, plus the call's argument; the array in the tensor, plus the argument
-    return sys.getrefcount(g) <= 6 and sys.getrefcount(g._data) <= 2
-
-def _n_outputs(node): return 1 if isinstance(node, AccumulateGrad) else len(node._output_meta)
-
-def _deliver(buffers, node, nr, g, deliveries):
-    "Add gradient `g` into slot `nr` of `node`'s buffer, counting the deliveries of its array."
-    key = id(g._data)
-    deliveries[key] = deliveries.get(key, 0) + 1
-    buf = buffers.get(node)
-    if buf is None: buf = buffers[node] = [None] * _n_outputs(node)
-    buf[nr] = g if buf[nr] is None else buf[nr] + g
 
 # %% ../../nbs/02e_engine.ipynb #1d19e85b
 def _register_hook(self, hook):

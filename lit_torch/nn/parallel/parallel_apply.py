@@ -17,13 +17,13 @@ from ...autograd.graph import AccumulateGrad
 from ...autograd.variable import Variable
 from ._functions import _get_device, _mark
 from .distributed import _tensors_in
-from ...utils.data._utils.worker import _ExceptionWrapper
 
 # %% ../../../nbs/14b_parallel_apply.ipynb #53477913
 def _first_tensor(obj): return next(_tensors_in(obj), None)
 
 def _run_threads(fn, n, where):
     "Run `fn(i)` for i < n, in n threads (or inline when n is 1); re-raise the first failure, said to be `where(i)`."
+    from lit_torch.utils.data._utils.worker import _ExceptionWrapper  # here: torch.utils.data loads on first use
     results, go = [None] * n, threading.Event()
     def work(i):
         go.wait()
