@@ -724,12 +724,13 @@ def _padded_for_max(a, geo):
 def _winners(ap, best, geo):
     "For each output, the window offset its maximum came from: the first one, or the last NaN as PyTorch's kernel."
     xp, offs = get_array_module(ap), list(_offsets(geo))
-    arg = xp.zeros(best.shape, np.int8 if len(offs) < 128 else np.int32)
+    last = len(offs) - 1  # some offset matches every maximum but a NaN, so the last one needs no test
+    arg = xp.full(best.shape, last, np.int8 if len(offs) < 128 else np.int32)
     def pick(arg, mask, i):  # where(mask, i, arg) as arithmetic: NumPy's where and masked copies branch, and are 20x slower
         d = arg.dtype.type(i) - arg
-        d *= mask
+        d *= mask.view(np.int8) if arg.dtype == np.int8 else mask  # int8 times int8 is one SIMD loop, bool would be cast
         arg += d
-    for i in range(len(offs) - 1, -1, -1): pick(arg, ap[offs[i]] == best, i)  # the first match wins
+    for i in range(last - 1, -1, -1): pick(arg, ap[offs[i]] == best, i)  # the first match wins
     nan = best != best
     if not isinstance(nan, np.ndarray) or nan.any():  # on a GPU asking would sync: always run the NaN pass
         for i, sl in enumerate(offs): pick(arg, nan & (ap[sl] != ap[sl]), i)
@@ -782,7 +783,8 @@ class _MaxPoolScatter(Function):
         if any(s < d * (k - 1) + 1 for k, s, d in zip(geo['k'], geo['s'], geo['d'])):  # windows overlap: add up
             return _scatter_windows((g * (arg == i) for i in range(int(np.prod(geo['k'])))), geo, shape, g.dtype, xp)
         nd = len(geo['k'])  # disjoint windows: write each gradient straight to its winner
-        out = xp.zeros(shape[:len(shape) - nd] + tuple(n + lo + hi for n, (lo, hi) in zip(shape[-nd:], geo['pads'])), g.dtype)
+        tiled = all(o * k == n + lo + hi for o, k, n, (lo, hi) in zip(geo['outs'], geo['k'], shape[-nd:], geo['pads']))
+        out = (xp.empty if tiled else xp.zeros)(shape[:len(shape) - nd] + tuple(n + lo + hi for n, (lo, hi) in zip(shape[-nd:], geo['pads'])), g.dtype)
         for i, sl in enumerate(_offsets(geo)): xp.multiply(g, arg == i, out=out[sl])
         return _crop(out, geo['pads'], shape)
     @staticmethod
