@@ -767,7 +767,7 @@ class MaxPool(Function):
 def _where_zero(mask, a, out):
     "`where(mask, a, 0)` into `out`, as a bitwise and: no arithmetic, so an inf or NaN stays where it is."
     xp, it = get_array_module(a), np.dtype(f'i{a.dtype.itemsize}')
-    m = xp.negative(mask.astype(it))  # all ones where mask, zeros elsewhere
+    m = xp.negative(mask.view(np.int8))  # -1 where mask: all ones once `and` widens it to `it`
     xp.bitwise_and(a.view(it), m, out=out.view(it))
     return out
 
