@@ -275,6 +275,24 @@ def test_max_pool_ties_and_nan():
     for m in (torch, lt):
         assert np.isnan(F(m).max_pool2d(m.tensor(b), 2).numpy()).all()
 
+@pytest.mark.parametrize('kw', MAXPOOL, ids=str)
+def test_max_pool2d_ties_nan_and_nonfinite_grads(kw):
+    """Integer-valued inputs (many ties), NaNs, and an output gradient with inf and NaN: values and indices bit for bit
+    as torch's, the input gradient to an ulp (a non-finite gradient must reach only its winner, never the window's losers)."""
+    rng = np.random.default_rng(7)
+    a = rng.integers(-1, 2, (2, 3, 7, 8)).astype(np.float32)
+    a[rng.random(a.shape) < 0.1] = np.nan
+    res = {}
+    for m in (torch, lt):
+        x = m.tensor(a, requires_grad=True)
+        y, i = F(m).max_pool2d(x, return_indices=True, **kw)
+        g = np.random.default_rng(8).standard_normal(tuple(y.shape)).astype(np.float32)
+        g.reshape(-1)[::5], g.reshape(-1)[1::7] = np.inf, np.nan
+        y.backward(m.tensor(g))
+        res[m] = [y.detach().numpy(), i.numpy(), x.grad.numpy()]
+    for ours, theirs in zip(res[lt][:2], res[torch][:2]): np.testing.assert_array_equal(ours, theirs)
+    np.testing.assert_allclose(res[lt][2], res[torch][2], rtol=1e-6, atol=1e-6)  # overlapping windows add in another order
+
 @pytest.mark.parametrize('kw', [dict(kernel_size=2), dict(kernel_size=3, stride=2, padding=1, ceil_mode=True)], ids=str)
 def test_max_pool1d(kw):
     check_op(lambda m, x: F(m).max_pool1d(x, **kw), [(2, 3, 9)])

@@ -724,12 +724,13 @@ def _padded_for_max(a, geo):
 def _winners(ap, best, geo):
     "For each output, the window offset its maximum came from: the first one, or the last NaN as PyTorch's kernel."
     xp, offs = get_array_module(ap), list(_offsets(geo))
-    arg = xp.zeros(best.shape, np.int8 if len(offs) < 128 else np.int32)
+    last = len(offs) - 1  # some offset matches every maximum but a NaN, so the last one needs no test
+    arg = xp.full(best.shape, last, np.int8 if len(offs) < 128 else np.int32)
     def pick(arg, mask, i):  # where(mask, i, arg) as arithmetic: NumPy's where and masked copies branch, and are 20x slower
         d = arg.dtype.type(i) - arg
-        d *= mask
+        d *= mask.view(np.int8) if arg.dtype == np.int8 else mask  # int8 times int8 is one SIMD loop, bool would be cast
         arg += d
-    for i in range(len(offs) - 1, -1, -1): pick(arg, ap[offs[i]] == best, i)  # the first match wins
+    for i in range(last - 1, -1, -1): pick(arg, ap[offs[i]] == best, i)  # the first match wins
     nan = best != best
     if not isinstance(nan, np.ndarray) or nan.any():  # on a GPU asking would sync: always run the NaN pass
         for i, sl in enumerate(offs): pick(arg, nan & (ap[sl] != ap[sl]), i)
@@ -762,6 +763,14 @@ class MaxPool(Function):
         if arg is None: arg = _winners(_padded_for_max(x._data, ctx.geo), best._data, ctx.geo)
         return _MaxPoolScatter.apply(grad, ctx.geo, tuple(x.shape), arg), None, None
 
+# %% ../../nbs/04_functional.ipynb #3a3c1f2a
+def _where_zero(mask, a, out):
+    "`where(mask, a, 0)` into `out`, as a bitwise and: no arithmetic, so an inf or NaN stays where it is."
+    xp, it = get_array_module(a), np.dtype(f'i{a.dtype.itemsize}')
+    m = xp.negative(mask.view(np.int8))  # -1 where mask: all ones once `and` widens it to `it`
+    xp.bitwise_and(a.view(it), m, out=out.view(it))
+    return out
+
 # %% ../../nbs/04_functional.ipynb #9b60b351
 def _flat_indices(arg, geo, shape):
     "PyTorch's return_indices: the winner's position in the flattened (unpadded) spatial input."
@@ -780,10 +789,11 @@ class _MaxPoolScatter(Function):
         g, xp = grad._data, get_array_module(grad._data)
         ctx.args = (geo, shape, arg)
         if any(s < d * (k - 1) + 1 for k, s, d in zip(geo['k'], geo['s'], geo['d'])):  # windows overlap: add up
-            return _scatter_windows((g * (arg == i) for i in range(int(np.prod(geo['k'])))), geo, shape, g.dtype, xp)
+            return _scatter_windows((_where_zero(arg == i, g, xp.empty_like(g)) for i in range(int(np.prod(geo['k'])))), geo, shape, g.dtype, xp)
         nd = len(geo['k'])  # disjoint windows: write each gradient straight to its winner
-        out = xp.zeros(shape[:len(shape) - nd] + tuple(n + lo + hi for n, (lo, hi) in zip(shape[-nd:], geo['pads'])), g.dtype)
-        for i, sl in enumerate(_offsets(geo)): xp.multiply(g, arg == i, out=out[sl])
+        tiled = all(o * k == n + lo + hi for o, k, n, (lo, hi) in zip(geo['outs'], geo['k'], shape[-nd:], geo['pads']))
+        out = (xp.empty if tiled else xp.zeros)(shape[:len(shape) - nd] + tuple(n + lo + hi for n, (lo, hi) in zip(shape[-nd:], geo['pads'])), g.dtype)
+        for i, sl in enumerate(_offsets(geo)): _where_zero(arg == i, g, out[sl])
         return _crop(out, geo['pads'], shape)
     @staticmethod
     def backward(ctx, gg): return _MaxPoolGather.apply(gg, *ctx.args), None, None, None
@@ -795,7 +805,7 @@ class _MaxPoolGather(Function):
         a, xp = _pad_to(gg._data, geo['pads'], 0), get_array_module(gg._data)
         ctx.args = (geo, shape, arg)
         out = xp.zeros(arg.shape, a.dtype)
-        for i, sl in enumerate(_offsets(geo)): out += a[sl] * (arg == i)
+        for i, sl in enumerate(_offsets(geo)): out += _where_zero(arg == i, a[sl], xp.empty_like(out))
         return out
     @staticmethod
     def backward(ctx, g): return _MaxPoolScatter.apply(g, *ctx.args), None, None, None
