@@ -135,6 +135,7 @@ class Add(Function):
         gb = (grad if ctx.alpha == 1 else grad * ctx.alpha).sum_to_size(ctx.shapes[1]) if nb else None
         return (grad.sum_to_size(ctx.shapes[0]) if na else None), gb, None
 
+# %% ../nbs/02d_first_ops.ipynb #b6313b10
 class Mul(Function):
     _node_name = 'MulBackward0'
     @staticmethod
@@ -157,6 +158,7 @@ def _conj(v):
     if isinstance(v, Tensor): return v.conj() if v._data.dtype.kind == 'c' else v
     return v.conjugate() if isinstance(v, builtins.complex) else v
 
+# %% ../nbs/02d_first_ops.ipynb #6f7daa50
 class Neg(Function):
     _node_name = 'NegBackward0'
     @staticmethod

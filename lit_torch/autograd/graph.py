@@ -103,6 +103,7 @@ def _pre_hooks(node, grads):
                 with device_context(t._device): t.grad = _wrap(t.grad._data + grads[nr]._data, t._device)
     return grads
 
+# %% ../../nbs/02e_engine.ipynb #860d36c6
 def _call_node(node, grads):
     "Run `node.apply` on its output gradients, on its outputs' device; check and return one gradient per input."
     for meta in node._output_meta:  # the device of its first output; a GPU one is made current for the whole step
@@ -112,6 +113,7 @@ def _call_node(node, grads):
             break
     return _run_node(node, grads)
 
+# %% ../../nbs/02e_engine.ipynb #5ed506d9
 def _run_node(node, grads):
     if node.materialize_grads:
         for g in grads:
