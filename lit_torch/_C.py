@@ -261,6 +261,14 @@ class Generator:
 
     def initial_seed(self): return self._seed
 
+# %% ../nbs/00_import.ipynb #7a1035fe
+def _attach_methods(cls, **methods):
+    "Set each function of `methods` on `cls` under its keyword, named as a method written in the class body would be."
+    for name, f in methods.items():
+        fn = getattr(f, '__func__', f)  # a staticmethod's or classmethod's function
+        fn.__name__, fn.__qualname__ = name, f'{cls.__qualname__}.{name}'
+        setattr(cls, name, f)
+
 # %% ../nbs/00_import.ipynb #d0dfc2b6
 def _numpy(self):
     "The NumPy `Generator` that CPU random ops draw from."
@@ -272,7 +280,7 @@ def _cupy_draws(self):
     seq = np.random.SeedSequence([self._seed, self._draws]).generate_state(1, np.uint64)[0]
     with device_context(self.device): return _cupy().random.RandomState(int(seq))
 
-Generator.numpy, Generator.cupy = _numpy, _cupy_draws
+_attach_methods(Generator, numpy=_numpy, cupy=_cupy_draws)
 
 # %% ../nbs/00_import.ipynb #1132fab8
 def _get_state(self):
@@ -296,7 +304,7 @@ def _set_state(self, new_state):
     self._seed, self._bits = seed, np.random.Generator(bits)
     return self
 
-Generator.get_state, Generator.set_state = _get_state, _set_state
+_attach_methods(Generator, get_state=_get_state, set_state=_set_state)
 
 # %% ../nbs/00_import.ipynb #d1f6f86c
 default_generator = Generator()
@@ -349,11 +357,3 @@ _utils_getattr = _import_on_first_use('lit_torch.utils')
 # %% ../nbs/03i_linalg.ipynb #525b0bcb
 class _LinAlgError(RuntimeError):
     "A matrix the algorithm cannot handle (singular, not positive-definite): PyTorch's `torch.linalg.LinAlgError`."
-
-# %% ../nbs/05a_module.ipynb #7a1035fe
-def _attach_methods(cls, **methods):
-    "Set each function of `methods` on `cls` under its keyword, named as a method written in the class body would be."
-    for name, f in methods.items():
-        fn = getattr(f, '__func__', f)  # a staticmethod's or classmethod's function
-        fn.__name__, fn.__qualname__ = name, f'{cls.__qualname__}.{name}'
-        setattr(cls, name, f)

@@ -10,7 +10,7 @@ import builtins, math
 import numpy as np
 from ._C import (array_module, canonical_device, check_dtype, default_generator_for, device,
                           device_context, dtype_from_numpy, Generator, get_default_dtype, int64, _bool, _cpu,
-                          _cupy, _default_complex, _FROM_NUMPY, _get_state, promote_types, scalar_dtype, channels_last,
+                          _cupy, _default_complex, _FROM_NUMPY, _get_state, _attach_methods, promote_types, scalar_dtype, channels_last,
                           channels_last_3d, contiguous_format, preserve_format, strided)
 
 # %% ../nbs/01_tensor.ipynb #f8e0a21c
@@ -68,8 +68,8 @@ def _wrap_dim(dim, ndim):
     if not -n <= dim < n: raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n-1}], but got {dim})")
     return dim % n
 
-Tensor.size, Tensor.dim, Tensor.numel = _size, lambda self: self._data.ndim, lambda self: self._data.size
-Tensor.ndimension, Tensor.nelement = Tensor.dim, Tensor.numel
+_attach_methods(Tensor, size=_size, dim=lambda self: self._data.ndim, numel=lambda self: self._data.size,
+                ndimension=lambda self: self._data.ndim, nelement=lambda self: self._data.size)
 
 # %% ../nbs/01_tensor.ipynb #4ef1586c
 def _get_requires_grad(self): return self._requires_grad or self.grad_fn is not None
@@ -89,7 +89,7 @@ def _requires_grad_(self, requires_grad=True):
     self.requires_grad = requires_grad
     return self
 
-Tensor.requires_grad_ = _requires_grad_
+_attach_methods(Tensor, requires_grad_=_requires_grad_)
 
 # %% ../nbs/01_tensor.ipynb #35222de9
 def _has_tensor(data):
@@ -336,7 +336,7 @@ def _detach(self):
     t._version = self._version
     return t
 
-Tensor.numpy, Tensor.item, Tensor.tolist, Tensor.detach = _numpy_method, _item, _tolist, _detach
+_attach_methods(Tensor, numpy=_numpy_method, item=_item, tolist=_tolist, detach=_detach)
 
 # %% ../nbs/01_tensor.ipynb #e07cf7c4
 def _array(self, dtype=None, copy=None):
@@ -435,7 +435,7 @@ Tensor.is_cpu = property(lambda self: self._device.type == 'cpu')
 for _flag in ('is_xpu', 'is_mps', 'is_meta', 'is_sparse', 'is_sparse_csr', 'is_quantized', 'is_mkldnn', 'is_nested',
               'is_vulkan', 'is_ipu', 'is_hpu', 'is_mtia', 'is_maia'):
     setattr(Tensor, _flag, property(lambda self: False))
-Tensor.is_floating_point = lambda self: self.dtype.is_floating_point  # bfloat16 and float8 too
+_attach_methods(Tensor, is_floating_point=lambda self: self.dtype.is_floating_point)  # bfloat16 and float8 too
 Tensor.is_complex = lambda self: self._data.dtype.kind == 'c'
 
 # %% ../nbs/01_tensor.ipynb #613329fc
@@ -457,7 +457,7 @@ def _get_state_tensor(self):
     "The generator's state as a `uint8` tensor."
     return _wrap(_get_state(self))
 
-Generator.get_state = _get_state_tensor
+_attach_methods(Generator, get_state=_get_state_tensor)
 
 # %% ../nbs/06c_torch_utils.ipynb #00a3bda9
 import copyreg

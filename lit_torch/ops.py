@@ -8,7 +8,7 @@ __all__ = ['sum', 'SumToSize', 'Expand', 'Add', 'Mul', 'Neg', 'Sum', 'SumDim', '
 # %% ../nbs/02d_first_ops.ipynb #be99854a
 import builtins
 import numpy as np
-from ._C import device_context, get_array_module, get_default_dtype, result_dtype, _default_complex
+from ._C import device_context, get_array_module, get_default_dtype, result_dtype, _default_complex, _attach_methods
 from ._tensor import Tensor, _wrap
 from .autograd.function import Function
 
@@ -117,8 +117,7 @@ def _expand(self, *sizes):
     shape = tuple(sizes[0]) if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)) else sizes
     return Expand.apply(self, shape)
 
-Tensor.sum_to_size, Tensor.expand = _sum_to_size, _expand
-Tensor.expand_as = lambda self, other: self.expand(other.shape)
+_attach_methods(Tensor, sum_to_size=_sum_to_size, expand=_expand, expand_as=lambda self, other: self.expand(other.shape))
 
 # %% ../nbs/02d_first_ops.ipynb #5f8b59d0
 class Add(Function):
@@ -135,6 +134,7 @@ class Add(Function):
         gb = (grad if ctx.alpha == 1 else grad * ctx.alpha).sum_to_size(ctx.shapes[1]) if nb else None
         return (grad.sum_to_size(ctx.shapes[0]) if na else None), gb, None
 
+# %% ../nbs/02d_first_ops.ipynb #b6313b10
 class Mul(Function):
     _node_name = 'MulBackward0'
     @staticmethod
@@ -157,6 +157,7 @@ def _conj(v):
     if isinstance(v, Tensor): return v.conj() if v._data.dtype.kind == 'c' else v
     return v.conjugate() if isinstance(v, builtins.complex) else v
 
+# %% ../nbs/02d_first_ops.ipynb #6f7daa50
 class Neg(Function):
     _node_name = 'NegBackward0'
     @staticmethod
@@ -235,7 +236,7 @@ def _reshape(self, *shape):
     with device_context(self._device): viewable = _viewable(self._data, shape)  # a trial reshape: on the tensor's GPU
     return View.apply(self, shape) if viewable else _UnsafeView.apply(self.contiguous(), shape)
 
-Tensor.reshape, Tensor.view = _reshape, _view
+_attach_methods(Tensor, reshape=_reshape, view=_view)
 
 # %% ../nbs/02d_first_ops.ipynb #a189a0a1
 def add(input, other, *, alpha=1):
@@ -251,7 +252,8 @@ def neg(input):
     return Neg.apply(input)
 
 sum = _sum  # lit_torch.sum; a module-level name, so this module never uses the builtin sum
-Tensor.add, Tensor.mul, Tensor.neg, Tensor.sum = add, mul, neg, _sum
+Tensor.add, Tensor.mul, Tensor.neg = add, mul, neg
+_attach_methods(Tensor, sum=_sum)
 Tensor.__add__ = Tensor.__radd__ = lambda self, other: Add.apply(self, other)
 Tensor.__mul__ = Tensor.__rmul__ = lambda self, other: Mul.apply(self, other)
 Tensor.__neg__ = neg
@@ -3113,7 +3115,7 @@ for _name in 'cumprod cummax cummin logcumsumexp aminmax nansum nanmean histc'.s
 # %% ../nbs/03e_products.ipynb #0b2ed3c6
 import builtins, warnings
 import numpy as np
-from ._C import get_array_module, _FROM_NUMPY
+from ._C import get_array_module, _FROM_NUMPY, _attach_methods
 from ._tensor import Tensor, _wrap, _wrap_dim
 from .autograd.function import Function
 
@@ -3330,7 +3332,7 @@ def _triangle_indices(name, lower):
 tril_indices, triu_indices = _triangle_indices('tril_indices', True), _triangle_indices('triu_indices', False)
 
 # %% ../nbs/03e_products.ipynb #ff9711a8
-for _name, _fn in dict(addmm=addmm, addmv=addmv, addbmm=addbmm, baddbmm=baddbmm, addr=addr, outer=outer, ger=outer,
+for _name, _fn in dict(addmm=addmm, addmv=addmv, addbmm=addbmm, baddbmm=baddbmm, addr=addr, outer=outer, ger=_method_copy(outer, 'ger'),
                        kron=kron, cross=cross, trace=trace, vdot=vdot, inner=inner).items():
     setattr(Tensor, _name, _fn)
 for _name in ('addmm', 'addmv', 'baddbmm', 'addr'):
@@ -3347,7 +3349,7 @@ def _addbmm_(self, batch1, batch2, *, beta=1, alpha=1):
     if out.grad_fn is not None: self.grad_fn, self._output_nr = out.grad_fn, out._output_nr
     return self
 
-Tensor.addbmm_ = _addbmm_
+_attach_methods(Tensor, addbmm_=_addbmm_)
 for _name in 'addmm addmv addbmm baddbmm addr outer kron cross vdot inner'.split():
     globals()[_name] = _binding(globals()[_name], 'both')
 ger = outer

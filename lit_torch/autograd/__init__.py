@@ -8,7 +8,7 @@ __all__ = ['backward', 'grad', 'Function', 'no_grad', 'enable_grad', 'set_grad_e
 
 # %% ../../nbs/02e_engine.ipynb #f0b37868
 import numpy as np
-from .._C import array_module, device_context
+from .._C import array_module, device_context, _attach_methods
 from .._tensor import Tensor, _wrap
 from .graph import _accumulator, _run_backward, _zeros
 from .function import Function
@@ -52,7 +52,7 @@ def _tensor_backward(self, gradient=None, retain_graph=None, create_graph=False,
     "Compute the gradient of this tensor with respect to the graph's leaves."
     backward(self, gradient, retain_graph, create_graph, inputs)
 
-Tensor.backward = _tensor_backward
+_attach_methods(Tensor, backward=_tensor_backward)
 
 # %% ../../nbs/02e_engine.ipynb #cd908fff
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, allow_unused=None, materialize_grads=False):

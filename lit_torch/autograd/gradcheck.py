@@ -31,6 +31,7 @@ def _numerical_jacobian(func, inputs, x, out, eps):
             cols.append((hi - lo) / (2 * eps))
     return np.stack(cols, 1) if cols else np.zeros((0, 0))
 
+# %% ../../nbs/02g_gradcheck.ipynb #ac3b0bee
 def _analytical_jacobian(output, x):
     "The Jacobian d output / d x, one backward per output element."
     rows, d = [], output._device
@@ -41,6 +42,7 @@ def _analytical_jacobian(output, x):
         rows.append(np.zeros(x._data.size) if g is None else _host(g))
     return np.stack(rows) if rows else np.zeros((0, x._data.size))
 
+# %% ../../nbs/02g_gradcheck.ipynb #cad50e4c
 def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True):
     "Check `func`'s backward against finite differences, for every input that requires grad."
     inputs = _seq(inputs)
@@ -55,6 +57,7 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
                 raise GradcheckError(f"Jacobian mismatch for output {oi} with respect to input {xi},\nnumerical:{n}\nanalytical:{a}\n")
     return True
 
+# %% ../../nbs/02g_gradcheck.ipynb #2982c96d
 def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True):
     "Check second derivatives: `gradcheck` of the gradient, as a function of the inputs and output gradients."
     inputs = _seq(inputs)

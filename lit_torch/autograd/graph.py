@@ -55,7 +55,7 @@ def _edge(t):
 
 # %% ../../nbs/02e_engine.ipynb #deea959e
 import sys, threading
-from .._C import array_module, device_context, _FROM_NUMPY
+from .._C import array_module, device_context, _FROM_NUMPY, _attach_methods
 from .._tensor import _wrap
 from .grad_mode import _grad_mode
 
@@ -103,6 +103,7 @@ def _pre_hooks(node, grads):
                 with device_context(t._device): t.grad = _wrap(t.grad._data + grads[nr]._data, t._device)
     return grads
 
+# %% ../../nbs/02e_engine.ipynb #860d36c6
 def _call_node(node, grads):
     "Run `node.apply` on its output gradients, on its outputs' device; check and return one gradient per input."
     for meta in node._output_meta:  # the device of its first output; a GPU one is made current for the whole step
@@ -112,6 +113,7 @@ def _call_node(node, grads):
             break
     return _run_node(node, grads)
 
+# %% ../../nbs/02e_engine.ipynb #5ed506d9
 def _run_node(node, grads):
     if node.materialize_grads:
         for g in grads:
@@ -243,7 +245,8 @@ def _retain_grad(self):
 def _retains_grad(self):
     return self.grad_fn is not None and self._output_nr in (self.grad_fn._retained or {})
 
-Tensor.register_hook, Tensor.retain_grad, Tensor.retains_grad = _register_hook, _retain_grad, property(_retains_grad)
+_attach_methods(Tensor, register_hook=_register_hook, retain_grad=_retain_grad)
+Tensor.retains_grad = property(_retains_grad)
 
 # %% ../../nbs/02e_engine.ipynb #c555663f
 def _register_post_accumulate_grad_hook(self, hook):
@@ -253,4 +256,4 @@ def _register_post_accumulate_grad_hook(self, hook):
     if self._post_accumulate_hooks is None: self._post_accumulate_hooks = {}
     return _add_hook(self._post_accumulate_hooks, hook)
 
-Tensor.register_post_accumulate_grad_hook = _register_post_accumulate_grad_hook
+_attach_methods(Tensor, register_post_accumulate_grad_hook=_register_post_accumulate_grad_hook)
