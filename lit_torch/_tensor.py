@@ -129,13 +129,6 @@ def _infer_array(data, dtype=None):
     if a.dtype == object: raise TypeError(f"Could not infer dtype of {type(data).__name__}")
     return a
 
-def _scalars(data):
-    "`data`'s nested lists with each one-element tensor replaced by its Python number, as PyTorch reads `tensor([t, 2])`."
-    if isinstance(data, Tensor):
-        if data._data.size != 1: raise ValueError("only one element tensors can be converted to Python scalars")
-        return data._data.item()
-    return [_scalars(x) for x in data] if isinstance(data, (list, tuple)) else data
-
 def _place(a, dtype, device, copy):
     "`a` converted to `dtype` and moved to `device`, copied only when `copy` or needed."
     d = canonical_device(device) if device is not None else (_default_device or _cpu)
