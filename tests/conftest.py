@@ -79,14 +79,9 @@ def _shm_names():
     except OSError: return set()
 
 def _in_use(path):
-    "Whether any process we can see maps `path` or has it open."
-    for pid in filter(str.isdigit, os.listdir('/proc')):
-        try:
-            with open(f'/proc/{pid}/maps') as f:
-                if any(path in l for l in f): return True
-            if any(os.readlink(f'/proc/{pid}/fd/{d}') == path for d in os.listdir(f'/proc/{pid}/fd')): return True
-        except OSError: continue
-    return False
+    "Whether any process we can see maps `path` or has it open (the launcher's own test, used for its MPICH cleanup)."
+    from lit_torch.distributed.run import _mapped_anywhere
+    return _mapped_anywhere(path)
 
 def pytest_sessionstart(session):
     if SHM.is_dir(): session.config._shm_before = _shm_names()

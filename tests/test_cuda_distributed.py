@@ -4,10 +4,11 @@ On a real GPU these need CuPy with NCCL and one GPU per rank. Without one, the e
 its `cupy.cuda.nccl` works on the raw device pointers lit_torch passes, copies in a world of one and goes through
 mpi4py between ranks, and checks that every buffer lives on the communicator's device. Each job runs in fresh
 processes under `mpiexec` (MPI is never initialised inside pytest)."""
-import os, shutil, signal, subprocess, sys, textwrap
+import os, shutil, sys, textwrap
 from pathlib import Path
 import pytest
 import lit_torch as lt
+from mpi_jobs import run_job
 
 MPIEXEC = Path(sys.executable).parent / 'mpiexec'
 if not MPIEXEC.exists() and shutil.which('mpiexec'): MPIEXEC = Path(shutil.which('mpiexec'))
@@ -35,16 +36,6 @@ def on(device, *ts):
         assert type(t._data).__module__.split('.')[0] == 'cupy' and t._data.device.id == t.device.index, (type(t._data), t.device)
 close = lambda a, b: np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
 """
-
-def run_job(cmd, timeout, env):
-    "Run an mpiexec job in a session of its own: on a timeout the whole job is killed, ranks included (no orphan holds MPICH's file)."
-    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, start_new_session=True)
-    try: out, err = p.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        os.killpg(p.pid, signal.SIGKILL)
-        out, err = p.communicate()
-        raise AssertionError(f"the job did not end within {timeout} s:\n{out}{err}") from None
-    return subprocess.CompletedProcess(cmd, p.returncode, out, err)
 
 def mpirun(tmp_path, n, body, timeout=120):
     script = tmp_path / 'job.py'

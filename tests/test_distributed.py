@@ -1,10 +1,11 @@
 "lit_torch.distributed on MPI: collectives on 2 and 3 ranks vs NumPy, a world of one, errors, the abort path, and DDP."
-import os, signal, subprocess, sys, textwrap, time
+import os, subprocess, sys, textwrap, time
 from pathlib import Path
 import numpy as np
 import pytest
 import lit_torch as torch
 from lit_torch.distributed import distributed_c10d as dist
+from mpi_jobs import run_job
 
 MPIEXEC = Path(sys.executable).parent / 'mpiexec'
 try: import mpi4py  # noqa: F401
@@ -17,16 +18,6 @@ import lit_torch as torch
 from lit_torch.distributed import distributed_c10d as dist
 OUT = sys.argv[1]
 """
-
-def run_job(cmd, timeout, env):
-    "Run an mpiexec job in a session of its own: on a timeout the whole job is killed, ranks included (no orphan holds MPICH's file)."
-    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, start_new_session=True)
-    try: out, err = p.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        os.killpg(p.pid, signal.SIGKILL)
-        out, err = p.communicate()
-        raise AssertionError(f"the job did not end within {timeout} s:\n{out}{err}") from None
-    return subprocess.CompletedProcess(cmd, p.returncode, out, err)
 
 def mpirun(tmp_path, n, body, timeout=60, name='job.py'):
     "Run `body` on `n` MPI ranks; return (returncode, stdout+stderr, seconds)."
