@@ -41,7 +41,7 @@ get_total_norm = _get_total_norm
 # %% ../../../nbs/15c_clip_grad.ipynb #c25b4297
 @_no_grad
 def _clip_grads_with_norm_(parameters, max_norm, total_norm, foreach=None):
-    "Scale the gradients of `parameters` in place so that their total norm `total_norm` becomes at most `max_norm`."
+    "Scale the gradients of the parameters argument in place so that their total norm `total_norm` becomes at most `max_norm`."
     if isinstance(parameters, Tensor): parameters = [parameters]
     grads = [p.grad for p in parameters if p.grad is not None]
     max_norm = float(max_norm)
@@ -54,7 +54,7 @@ clip_grads_with_norm_ = _clip_grads_with_norm_
 # %% ../../../nbs/15c_clip_grad.ipynb #a4316ad0
 @_no_grad
 def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=False, foreach=None):
-    "Clip the total `norm_type`-norm of the gradients of `parameters` to `max_norm`, in place; return the total norm."
+    "Clip the total `norm_type`-norm of the gradients of the parameters argument to `max_norm`, in place; return the total norm."
     if isinstance(parameters, Tensor): parameters = [parameters]
     else:
         is_generator = isinstance(parameters, types.GeneratorType)
@@ -74,7 +74,7 @@ def clip_grad_norm(parameters, max_norm, norm_type=2.0, error_if_nonfinite=False
 # %% ../../../nbs/15c_clip_grad.ipynb #a892131f
 @_no_grad
 def clip_grad_value_(parameters, clip_value, foreach=None):
-    "Clamp every gradient entry of `parameters` into `[-clip_value, clip_value]`, in place."
+    "Clamp every gradient entry of the parameters argument into `[-clip_value, clip_value]`, in place."
     if isinstance(parameters, Tensor): parameters = [parameters]
     clip_value = float(clip_value)
     for p in parameters:
