@@ -21,7 +21,7 @@ def _check_param_device(param, old_param_device):
 
 # %% ../../../nbs/15d_convert_parameters.ipynb #04e6e4c8
 def parameters_to_vector(parameters):
-    "Flatten `parameters` into one vector, in their order."
+    "Flatten the parameters into one vector, in their order."
     param_device, vec = None, []
     for param in parameters:
         param_device = _check_param_device(param, param_device)
@@ -30,7 +30,7 @@ def parameters_to_vector(parameters):
 
 # %% ../../../nbs/15d_convert_parameters.ipynb #d0d57835
 def vector_to_parameters(vec, parameters):
-    "Write the slices of the vector `vec` into the data of `parameters`, in their order."
+    "Write the slices of the vector `vec` into the data of the parameters, in their order."
     if not isinstance(vec, Tensor): raise TypeError(f"expected torch.Tensor, but got: {_typename(vec)}")
     param_device, pointer = None, 0
     for param in parameters:
