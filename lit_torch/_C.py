@@ -250,7 +250,7 @@ class Generator:
     def manual_seed(self, seed):
         "Seed the generator; returns it."
         self._seed, self._draws = _check_seed(seed), 0
-        if self.device.type == 'cpu': self._bits = np.random.Generator(np.random.PCG64(self._seed))
+        self._bits = None  # the NumPy generator behind a CPU one, made at its first draw (see `numpy`)
         return self
 
     def seed(self):
@@ -271,7 +271,8 @@ def _attach_methods(cls, **methods):
 
 # %% ../nbs/00_import.ipynb #d0dfc2b6
 def _numpy(self):
-    "The NumPy `Generator` that CPU random ops draw from."
+    "The NumPy `Generator` that CPU random ops draw from, made at the first draw."
+    if self._bits is None: self._bits = np.random.Generator(np.random.PCG64(self._seed))
     return self._bits
 
 def _cupy_draws(self):
@@ -286,7 +287,7 @@ _attach_methods(Generator, numpy=_numpy, cupy=_cupy_draws)
 def _get_state(self):
     "The generator's state as a `uint8` array."
     if self.device.type != 'cpu': return _to_bytes(self._seed, self._draws, sizes=self._CUDA_STATE)
-    s = self._bits.bit_generator.state
+    s = self.numpy().bit_generator.state
     return _to_bytes(self._seed, s['state']['state'], s['state']['inc'], s['has_uint32'], s['uinteger'], sizes=self._CPU_STATE)
 
 def _set_state(self, new_state):
@@ -341,19 +342,60 @@ import warnings
 warnings.filterwarnings('ignore', category=RuntimeWarning, module=r'lit_torch(\.|$)')
 
 # %% ../nbs/00_import.ipynb #84ad6281
-_LAZY = {'lit_torch.utils': ('data',)}  # loaded on first use
+import sys
+
+_LAZY = {  # package -> {name: the module it comes from}; each is imported the first time a program asks for it
+    'lit_torch': {**{m: f'lit_torch.{m}' for m in ('nn', 'optim', 'serialization', 'utils', 'multiprocessing', 'distributed',
+                                                  'fft', 'special', 'backends', 'accelerator', 'amp', 'jit', 'onnx', 'hub',
+                                                  'testing')},
+                  'save': 'lit_torch.serialization', 'load': 'lit_torch.serialization',
+                  **{f: 'lit_torch.amp.autocast_mode' for f in ('autocast', 'is_autocast_available', 'is_autocast_enabled',
+                     'get_autocast_dtype', 'set_autocast_enabled', 'set_autocast_dtype', 'is_autocast_cache_enabled',
+                     'set_autocast_cache_enabled', 'clear_autocast_cache')}},
+    'lit_torch.utils': {'data': 'lit_torch.utils.data'},
+    'lit_torch.cuda': {'amp': 'lit_torch.cuda.amp'},
+}
 
 def _import_on_first_use(package):
-    "A module `__getattr__` (PEP 562) for `package`: its submodules named in `_LAZY` are imported when first asked for."
+    "A module `__getattr__` and `__dir__` (PEP 562) for `package`, which import each name of `_LAZY[package]` when first asked for."
+    lazy = _LAZY[package]
     def __getattr__(name):
-        if name in _LAZY[package]:
-            import importlib
-            return importlib.import_module(f'{package}.{name}')
-        raise AttributeError(f"module '{package}' has no attribute '{name}'")
-    return __getattr__
+        if name not in lazy: raise AttributeError(f"module '{package}' has no attribute '{name}'")
+        import importlib
+        module = importlib.import_module(lazy[name])
+        value = module if module.__name__ == f'{package}.{name}' else getattr(module, name)
+        setattr(sys.modules[package], name, value)  # a plain attribute from now on: __getattr__ is not asked again
+        return value
+    def __dir__(): return sorted(set(vars(sys.modules[package])) | set(lazy))
+    return __getattr__, __dir__
 
-_utils_getattr = _import_on_first_use('lit_torch.utils')
+_torch_getattr, _torch_dir = _import_on_first_use('lit_torch')  # the front doors import these as their __getattr__, __dir__
+_utils_getattr, _utils_dir = _import_on_first_use('lit_torch.utils')
 
 # %% ../nbs/03i_linalg.ipynb #525b0bcb
 class _LinAlgError(RuntimeError):
     "A matrix the algorithm cannot handle (singular, not positive-definite): PyTorch's `torch.linalg.LinAlgError`."
+
+# %% ../nbs/16r_multiprocessing.ipynb #801e5469
+class _AfterImport:
+    "A finder on `sys.meta_path` that finds nothing itself: it lets the import of module `name` run, then imports `then`."
+    def __init__(self, name, then): self.name, self.then = name, then
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname != self.name: return None
+        import importlib, importlib.util
+        sys.meta_path.remove(self)  # once only, and out of the way of the real search that follows
+        spec = importlib.util.find_spec(fullname)
+        if spec is None or spec.loader is None: return spec
+        run = spec.loader.exec_module
+        def exec_module(module):
+            run(module)
+            importlib.import_module(self.then)
+        spec.loader.exec_module = exec_module
+        return spec
+
+def _when_imported(name, then):
+    "Import module `then` once module `name` is imported: now if it is already, else the moment a program imports it."
+    if name in sys.modules:
+        import importlib
+        importlib.import_module(then)
+    else: sys.meta_path.insert(0, _AfterImport(name, then))

@@ -106,36 +106,15 @@ from .functional import norm, lu
 from . import linalg
 # --- end of nbs/03i_linalg.ipynb
 
-# nn: Module, Parameter, the layers (nbs/04_functional.ipynb to 14d_dataparallel); save and load (06a_serialization), the
-# storages under tensors and the legacy storage names checkpoints use (06b_storage)
-# torch.fft (nbs/03j_fft.ipynb) and torch.special (nbs/03k_special.ipynb)
-from . import fft, special
-from . import nn
+# Everything else loads the first time a program asks for it (nbs/00_import.ipynb lists them in _C._LAZY): nn (nbs/04_functional
+# to 14d_dataparallel), save and load (06a_serialization), optim (08 to 08n), utils (11 to 11i, 16s, 16v), multiprocessing (16r),
+# distributed (12 to 12b), fft (03j), special (03k), backends (16a to 16g), accelerator (16i), amp and autocast (16j, 16k), jit,
+# onnx, hub (16n to 16p), testing (16t, 16u). `import torch.nn`, `from torch import nn` and `torch.nn` all work, as in torch.
+from ._C import _torch_getattr as __getattr__, _torch_dir as __dir__
+
+# The storages under tensors and the legacy storage names checkpoints use (nbs/06b_storage.ipynb), with Tensor.stride,
+# untyped_storage and nbytes. Importing it also readies torch.multiprocessing's tensor sharing, which registers with Python's
+# multiprocessing: now if the program has imported multiprocessing (a spawned child has), else the moment it does (16r)
 from . import storage
 from .storage import (UntypedStorage, TypedStorage, DoubleStorage, FloatStorage, HalfStorage, LongStorage, IntStorage,
                       ShortStorage, CharStorage, ByteStorage, BoolStorage)
-from . import serialization
-from .serialization import save, load
-
-# Optimizers and learning-rate schedules (nbs/08_optim.ipynb to 08n_lr_scheduler)
-from . import optim
-
-# The data pipeline (nbs/11_data.ipynb to 11i_dataloader; torch.utils.data loads on first use, see utils/__init__.py) and
-# torch.multiprocessing's tensor sharing, which registers itself with Python's multiprocessing on import, as torch's does
-from . import utils
-from . import multiprocessing
-
-# Distributed training on MPI (nbs/12_distributed.ipynb, 12a_run, 12b_ddp)
-from . import distributed
-
-# The namespace around the core: backends' switches (nbs/16a_cudnn.ipynb to 16g_backends_cpu), torch.accelerator (16i)
-from . import backends, accelerator
-# Mixed precision: torch.amp (nbs/16j_autocast_mode.ipynb, 16k_grad_scaler), torch.cuda.amp (16l, 16m)
-from . import amp
-from .amp.autocast_mode import (autocast, is_autocast_available, is_autocast_enabled, get_autocast_dtype, set_autocast_enabled,
-                                set_autocast_dtype, is_autocast_cache_enabled, set_autocast_cache_enabled, clear_autocast_cache)
-# TorchScript, ONNX and the model hub: importable; what lit_torch cannot do says so (nbs/16n_jit.ipynb, 16o_onnx, 16p_hub)
-from . import jit, onnx, hub
-# torch.testing (nbs/16t_comparison.ipynb, 16u_creation). torch.utils.checkpoint (16s) comes with torch.utils; programs import
-# torch.utils.tensorboard (16v) themselves, as in torch, and it needs the tensorboard package
-from . import testing

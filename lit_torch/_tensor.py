@@ -452,6 +452,20 @@ def _get_state_tensor(self):
 
 _attach_methods(Generator, get_state=_get_state_tensor)
 
+
+# %% ../nbs/05a_module.ipynb #62ec06bf
+def _tensor_deepcopy(self, memo):
+    if self.grad_fn is not None:
+        raise RuntimeError("Only Tensors created explicitly by the user (graph leaves) support the deepcopy protocol at the moment.")
+    if id(self) not in memo:
+        t = _wrap(self._data.copy(), self._device)
+        t._requires_grad = self._requires_grad
+        if self.grad is not None: t.grad = _tensor_deepcopy(self.grad, memo)
+        memo[id(self)] = t
+    return memo[id(self)]
+
+_attach_methods(Tensor, __deepcopy__=_tensor_deepcopy)
+
 # %% ../nbs/06c_torch_utils.ipynb #00a3bda9
 import copyreg
 

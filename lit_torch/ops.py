@@ -1931,7 +1931,6 @@ _attach_methods(Tensor, zero_=_zero_, fill_=_fill_, copy_=_copy_)
 
 # %% ../nbs/03c_pointwise.ipynb #2c9740a4
 import collections, functools, inspect, math, warnings
-from fractions import Fraction
 from ._C import get_array_module, result_dtype, scalar_dtype, _FROM_NUMPY
 from ._tensor import Tensor, _wrap, tensor
 from .autograd.function import Function
@@ -2228,8 +2227,8 @@ def _lgamma_array(xp, a):
     return lg.astype(a.dtype)
 
 # %% ../nbs/03c_pointwise.ipynb #23a0df02
-_BERNOULLI = tuple(Fraction(n, d) for n, d in ((1, 6), (-1, 30), (1, 42), (-1, 30), (5, 66), (-691, 2730), (7, 6),
-                                               (-3617, 510), (43867, 798), (-174611, 330), (854513, 138), (-236364091, 2730)))
+_BERNOULLI = ((1, 6), (-1, 30), (1, 42), (-1, 30), (5, 66), (-691, 2730), (7, 6), (-3617, 510), (43867, 798),  # B₂, B₄, …
+              (-174611, 330), (854513, 138), (-236364091, 2730))  # as (numerator, denominator): int / int rounds once, exactly
 
 def _digamma_array(xp, a):
     "ψ(x) in float64: shift to x + 10, asymptotic series, reflection for x < 0."
@@ -2238,7 +2237,7 @@ def _digamma_array(xp, a):
     y = xp.where(neg, 1 - x, x)
     acc = xp.zeros_like(y)
     for _ in range(10): acc, y = acc - 1 / y, y + 1
-    series = builtins.sum(float(b / (2 * k)) * y ** (-2 * k) for k, b in enumerate(_BERNOULLI[:7], 1))
+    series = builtins.sum(n / (d * 2 * k) * y ** (-2 * k) for k, (n, d) in enumerate(_BERNOULLI[:7], 1))
     psi = acc + xp.log(y) - 0.5 / y - series
     psi = xp.where(neg, psi - math.pi / xp.tan(math.pi * (x - xp.rint(x))), psi)
     return xp.where(neg & (x == xp.floor(x)), xp.nan, psi).astype(a.dtype)
@@ -2250,8 +2249,8 @@ def _hurwitz_zeta(xp, s, q):
     for _ in range(s + 11): total, w = total + w ** -s, w + 1
     total = total + w ** (1 - s) / (s - 1) + 0.5 * w ** -s
     rising, power = float(s), w ** (-s - 1)  # s(s+1)…(s+2j-2) and w^(-s-2j+1), for j = 1
-    for j, b in enumerate(_BERNOULLI, 1):
-        total = total + float(b / math.factorial(2 * j)) * rising * power
+    for j, (n, d) in enumerate(_BERNOULLI, 1):
+        total = total + n / (d * math.factorial(2 * j)) * rising * power
         rising, power = rising * (s + 2 * j - 1) * (s + 2 * j), power / (w * w)
     return total
 

@@ -226,3 +226,20 @@ def _nbytes(self): return self._data.nbytes
 _attach_methods(Tensor, untyped_storage=_untyped_storage, storage_offset=_storage_offset, stride=_stride,
                 data_ptr=_data_ptr, element_size=_element_size)
 Tensor.nbytes, Tensor.itemsize = property(_nbytes), property(_element_size)
+
+# %% ../nbs/16r_multiprocessing.ipynb #e4af593b
+def _share_memory_method(self):
+    "Move this tensor's data into shared memory (in place); returns the tensor."
+    from lit_torch.multiprocessing import reductions
+    return reductions._share_memory_(self)
+
+def _is_shared_method(self):
+    "Whether this tensor's data is in shared memory (CUDA tensors count as shared, as in PyTorch)."
+    from lit_torch.multiprocessing import reductions
+    return reductions._is_shared(self)
+
+_attach_methods(Tensor, share_memory_=_share_memory_method, is_shared=_is_shared_method)
+
+# %% ../nbs/16r_multiprocessing.ipynb #964373c3
+from ._C import _when_imported
+_when_imported('multiprocessing', 'lit_torch.multiprocessing')

@@ -1,6 +1,6 @@
 """The namespace real programs touch, against real torch on this CPU machine: backends, accelerator, cuda, amp, checkpoint,
 testing, the torch/__init__ functions, multiprocessing, jit/onnx/hub, and the RandomSampler's chunked draws."""
-import importlib.util, multiprocessing, os, pickle, sys, tracemalloc, warnings
+import importlib.util, multiprocessing, os, pickle, subprocess, sys, tracemalloc, warnings
 import numpy as np
 import pytest
 import torch
@@ -304,6 +304,29 @@ def test_tensor_through_queue_is_shared(method):
     p = ctx.Process(target=_send_back, args=(q, ack)); p.start()
     back = q.get(timeout=120); ack.put(True); p.join(timeout=60)
     assert back.tolist() == [0., 2., 4., 6.] and back.is_shared()
+
+_IMPORT_LIT_TORCH_FIRST = """
+import sys, lit_torch
+assert __name__ != '__main__' or 'multiprocessing' not in sys.modules, 'import lit_torch imported multiprocessing'
+import multiprocessing as mp
+def child(q, done):
+    t = q.get(); t.add_(1); done.put(t.is_shared())
+if __name__ == '__main__':
+    ctx = mp.get_context(sys.argv[1])
+    q, done = ctx.Queue(), ctx.Queue()
+    t = lit_torch.zeros(3)
+    p = ctx.Process(target=child, args=(q, done)); p.start()
+    q.put(t)
+    print(done.get(timeout=120), t.tolist(), t.is_shared()); p.join(timeout=60)
+"""
+
+@pytest.mark.parametrize('method', ['fork', 'spawn'])
+def test_sharing_registers_when_multiprocessing_is_imported_after_lit_torch(method, tmp_path):
+    # import lit_torch no longer imports multiprocessing; the program's own import of it must still make tensors shared
+    script = tmp_path / 'prog.py'; script.write_text(_IMPORT_LIT_TORCH_FIRST)
+    out = subprocess.run([sys.executable, str(script), method], capture_output=True, text=True, timeout=300,
+                         env={**os.environ, 'PYTHONPATH': os.pathsep.join(sys.path)})
+    assert out.stdout.split() == ['True', '[1.0,', '1.0,', '1.0]', 'True'], out.stderr
 
 def test_parameter_and_errors_through_pickler():
     from multiprocessing.reduction import ForkingPickler

@@ -159,4 +159,5 @@ def stream(stream):
     return contextlib.nullcontext() if stream is None else stream
 
 # %% ../../nbs/16m_cuda_grad_scaler.ipynb #9f74f864
-from . import amp
+from .._C import _import_on_first_use
+__getattr__, __dir__ = _import_on_first_use('lit_torch.cuda')  # amp

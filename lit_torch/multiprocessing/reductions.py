@@ -189,8 +189,6 @@ def _is_shared(self):
     "Whether this tensor's data is in shared memory (CUDA tensors count as shared, as in PyTorch)."
     return self._device.type == 'cuda' or _block_of(self._data) is not None
 
-_attach_methods(Tensor, share_memory_=_share_memory_, is_shared=_is_shared)
-
 # %% ../../nbs/16r_multiprocessing.ipynb #5e1953db
 def reduce_tensor(tensor):
     "How a tensor is pickled for another process: its data in shared memory, sent as a file descriptor."

@@ -449,19 +449,6 @@ def _module_dir(self):
 
 _attach_methods(Module, extra_repr=extra_repr, __repr__=_module_repr, __dir__=_module_dir)
 
-# %% ../../../nbs/05a_module.ipynb #62ec06bf
-def _tensor_deepcopy(self, memo):
-    if self.grad_fn is not None:
-        raise RuntimeError("Only Tensors created explicitly by the user (graph leaves) support the deepcopy protocol at the moment.")
-    if id(self) not in memo:
-        t = _wrap(self._data.copy(), self._device)
-        t._requires_grad = self._requires_grad
-        if self.grad is not None: t.grad = _tensor_deepcopy(self.grad, memo)
-        memo[id(self)] = t
-    return memo[id(self)]
-
-_attach_methods(Tensor, __deepcopy__=_tensor_deepcopy)
-
 # %% ../../../nbs/06_state_dict.ipynb #2a04f77a
 from collections import namedtuple
 from ..._C import _attach_methods, device_context
