@@ -1245,14 +1245,23 @@ def amin(input, dim=(), keepdim=False):
     return Amin.apply(input, dim, keepdim)
 
 # %% ../nbs/03_ops.ipynb #851af81a
-def _return_type(name):
-    cls = collections.namedtuple(name, ['values', 'indices'])
-    cls.__repr__ = lambda self: f"torch.return_types.{name}(\nvalues={self.values!r},\nindices={self.indices!r})"
+def _return_type(name, fields=('values', 'indices')):
+    "A named tuple that prints as `torch.return_types.<name>(...)`."
+    cls = collections.namedtuple(name, fields)
+    cls.__repr__ = lambda self: f"torch.return_types.{name}(\n" + ",\n".join(f"{f}={v!r}" for f, v in zip(fields, self)) + ")"
     return cls
 
-class return_types:
-    "The named tuples that `max(dim)` and `min(dim)` return, as `torch.return_types`."
-    max, min = _return_type('max'), _return_type('min')
+class _MadeOnFirstUse(type):
+    "Makes `return_types.<name>` from its fields in `_fields` the first time it is asked for, and keeps it."
+    def __getattr__(cls, name):
+        if name not in cls._fields: raise AttributeError(f"type object 'return_types' has no attribute '{name}'")
+        made = _return_type(name, cls._fields[name])
+        setattr(cls, name, made)
+        return made
+
+class return_types(metaclass=_MadeOnFirstUse):
+    "The named tuples that `max(dim)`, `min(dim)` and the ops of later pages return, as `torch.return_types`."
+    _fields = {'max': ('values', 'indices'), 'min': ('values', 'indices')}  # each later page adds its ops' fields
 
 # %% ../nbs/03_ops.ipynb #194f4ce9
 class MaxDim(Function):
@@ -2640,13 +2649,7 @@ bitwise_left_shift = _integer_op('bitwise_left_shift', 'lshift_cpu', lambda xp, 
 bitwise_right_shift = _integer_op('bitwise_right_shift', 'rshift_cpu', lambda xp, a, b: _shift(xp, a, b, False),
                                   "`input >> other` (arithmetic): the sign where the shift is negative or at least the type's width.")
 
-def _return_type_of(name, fields):
-    "A named tuple that prints as `torch.return_types.<name>(...)`."
-    cls = collections.namedtuple(name, fields)
-    cls.__repr__ = lambda self: f"torch.return_types.{name}(\n" + ",\n".join(f"{f}={v!r}" for f, v in zip(fields, self)) + ")"
-    return cls
-
-return_types.frexp = _return_type_of('frexp', ['mantissa', 'exponent'])
+return_types._fields['frexp'] = ('mantissa', 'exponent')
 
 class Frexp(Function):
     _node_name = 'FrexpBackward0'
@@ -2857,8 +2860,8 @@ _NEEDS = {'input': lambda a: isinstance(a[0], Tensor), 'both': lambda a: isinsta
 
 def _binding(fn, needs=None):
     "`fn` behind PyTorch's Python binding: `needs` says which leading arguments must be tensors; `out=` is accepted."
-    sig = inspect.signature(fn)
-    if 'out' in sig.parameters: return fn  # bound already
+    code = fn.__code__
+    if 'out' in code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]: return fn  # bound already
     check, n = _NEEDS[needs], 2 if needs in ('both', 'either', 'numbers') else 1
     first_only = needs != 'both'
     @functools.wraps(fn)
@@ -2870,9 +2873,6 @@ def _binding(fn, needs=None):
             args = (tensor(args[0]),) + args[1:]  # torch.add(2, 3) is tensor(5): the parser makes a number a 0-d tensor
         result = fn(*args, **kwargs)
         return result if out is None else _write_out(out, result, fn.__name__)
-    params = list(sig.parameters.values())
-    at = builtins.sum(p.kind != inspect.Parameter.VAR_KEYWORD for p in params)
-    op.__signature__ = sig.replace(parameters=params[:at] + [inspect.Parameter('out', inspect.Parameter.KEYWORD_ONLY, default=None)] + params[at:])
     return op
 
 # %% ../nbs/03c_pointwise.ipynb #02f70a30
@@ -2946,8 +2946,7 @@ def _accumulate(xp, ufunc, a, axis):
     for i in range(1, out.shape[0]): out[i] = f(out[i - 1], out[i])
     return xp.moveaxis(out, 0, axis)
 
-return_types.cummax = _return_type_of('cummax', ['values', 'indices'])
-return_types.cummin = _return_type_of('cummin', ['values', 'indices'])
+return_types._fields.update(cummax=('values', 'indices'), cummin=('values', 'indices'))
 
 # %% ../nbs/03d_reduce.ipynb #55001e48
 class Cummax(Function):
@@ -3013,7 +3012,7 @@ def logcumsumexp(input, dim):
     return Logcumsumexp.apply(input, dim)
 
 # %% ../nbs/03d_reduce.ipynb #719d810f
-return_types.aminmax = _return_type_of('aminmax', ['min', 'max'])
+return_types._fields['aminmax'] = ('min', 'max')
 
 class Aminmax(Function):
     _node_name = 'AminmaxBackward0'
@@ -3825,14 +3824,13 @@ def _eye_like(n, like):
     return _const(get_array_module(like._data).eye(n, dtype=like._data.dtype), like)
 
 # %% ../nbs/03i_linalg.ipynb #7882414f
-for _name, _fields in {'slogdet': ['sign', 'logabsdet'], 'qr': ['Q', 'R'], 'svd': ['U', 'S', 'V'],
+return_types._fields.update({'slogdet': ['sign', 'logabsdet'], 'qr': ['Q', 'R'], 'svd': ['U', 'S', 'V'],
                        'triangular_solve': ['solution', 'cloned_coefficient'], 'lu_unpack': ['P', 'L', 'U'],
                        'linalg_slogdet': ['sign', 'logabsdet'], 'linalg_qr': ['Q', 'R'], 'linalg_svd': ['U', 'S', 'Vh'],
                        'linalg_eigh': ['eigenvalues', 'eigenvectors'], 'linalg_inv_ex': ['inverse', 'info'],
                        'linalg_cholesky_ex': ['L', 'info'], 'linalg_solve_ex': ['result', 'info'],
                        'linalg_lu_factor': ['LU', 'pivots'], 'linalg_lu_factor_ex': ['LU', 'pivots', 'info'],
-                       'linalg_lu': ['P', 'L', 'U'], 'linalg_lstsq': ['solution', 'residuals', 'rank', 'singular_values']}.items():
-    setattr(return_types, _name, _return_type_of(_name, _fields))
+                       'linalg_lu': ['P', 'L', 'U'], 'linalg_lstsq': ['solution', 'residuals', 'rank', 'singular_values']})
 
 # %% ../nbs/03i_linalg.ipynb #4759a2ee
 def _lu_arrays(a):

@@ -1814,7 +1814,7 @@ import numpy as np
 from ._C import device_context, get_array_module
 from ._tensor import Tensor, _wrap, _wrap_dim
 from .autograd.function import Function
-from .ops import _into, _return_type, _type_name, return_types
+from .ops import _into, _type_name, return_types
 
 # %% ../nbs/03g_sorting.ipynb #f1201b5d
 def _sorted_order(a, axis, descending=False):
@@ -1849,7 +1849,7 @@ class Sort(Function):
     @staticmethod
     def backward(ctx, grad, _): return _put_back(grad, ctx.dim, ctx.idx, ctx.shape), None, None
 
-for _name in ('sort', 'topk', 'kthvalue', 'median', 'nanmedian', 'mode'): setattr(return_types, _name, _return_type(_name))
+return_types._fields.update(dict.fromkeys(('sort', 'topk', 'kthvalue', 'median', 'nanmedian', 'mode'), ('values', 'indices')))
 
 def _values_indices(name, values, indices, out, input):
     "torch.return_types.`name`(values, indices), written into the `out=(values, indices)` tensors if given."
