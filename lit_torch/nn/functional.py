@@ -443,10 +443,12 @@ def _weight_times_cols(wa, cols, ba, N, out):
     return res
 
 def _conv_forward(xa, wa, ba, geo):
-    "The convolution of `xa` with `wa` (plus `ba`), and the channels-last columns the weight gradient reuses (see below)."
-    cm = _channel_major(wa.shape, geo[3], xa.shape[0], _conv_out_size(xa.shape, wa.shape[2:], geo))
-    cols, out = _im2col_cl(xa, wa.shape[2:], geo, cm)
+    "The convolution of `xa` with `wa` (plus `ba`), and the columns the weight gradient reuses (layouts below)."
+    cols, out = _columns(xa, wa.shape, geo)
+    if cols.ndim == 4: return _per_image_forward(wa, cols, ba, out), cols
+    cm = _channel_major(wa.shape, geo[3], xa.shape[0], out)
     return _from_cl(cols @ _w_mat(wa, geo[3], cm).swapaxes(-1, -2), xa.shape[0], out, ba), cols
+
 
 # %% ../../nbs/04_functional.ipynb #d523f509
 def _col2im(gcols, xshape, geo):
@@ -461,24 +463,28 @@ def _col2im(gcols, xshape, geo):
     acc = acc[(slice(None), slice(None)) + tuple(slice(lo, lo + s) for s, (lo, _) in zip(xshape[2:], pads))]
     return xp.ascontiguousarray(acc.swapaxes(0, 1))
 
-def _conv_input_grad(gya, wa, xshape, geo):
-    "col2im of ∂y·W: every window element's gradient added back where it came from."
+def _conv_input_grad(gya, wa, xshape, geo, gyc=None):
+    "col2im of ∂y·W: every window element's gradient added back where it came from (`gyc`: ∂y already channels first)."
     groups, N, out, ksize = geo[3], gya.shape[0], tuple(gya.shape[2:]), tuple(wa.shape[2:])
-    nd, Cg, cm = len(ksize), xshape[1] // groups, _channel_major(wa.shape, groups, N, out)
-    gcols = _to_cl(gya, groups) @ _w_mat(wa, groups, cm)  # (groups, N·L, k…·C/groups), or C/groups·k… when cm
-    if not cm: return _col2im_cl(gcols.reshape((groups, N) + out + ksize + (Cg,)), xshape, geo)
-    gcols = gcols.reshape((groups, N) + out + (Cg,) + ksize)  # viewed in the kernel-major order col2im reads
-    return _col2im_cl(gcols.transpose(tuple(range(2 + nd)) + tuple(range(3 + nd, 3 + 2 * nd)) + (2 + nd,)), xshape, geo)
+    nd, Cg = len(ksize), xshape[1] // groups
+    gyt = (_by_channel(gya, groups) if gyc is None else gyc).swapaxes(-1, -2)  # (groups, N·L, O/groups): BLAS reads it transposed
+    if _channel_major(wa.shape, groups, N, out):  # the weight as it is; the product's (C/groups, k…) columns viewed kernel-major
+        g = (gyt @ wa.reshape(groups, wa.shape[0] // groups, -1)).reshape((groups, N) + out + (Cg,) + ksize)
+        g = g.transpose((0,) + tuple(range(3 + nd, 3 + 2 * nd)) + (1,) + tuple(range(2, 2 + nd)) + (2 + nd,))
+    else:  # one product per kernel offset: each offset's gradients come out as one contiguous block
+        g = gyt.reshape((groups,) + (1,) * nd + gyt.shape[1:]) @ _w_offsets(wa, groups)
+    return _col2im_cl(g.reshape((groups,) + ksize + (N,) + out + (Cg,)), xshape, geo)
 
-def _conv_weight_grad(cols, gya, wshape, groups):
-    "∂y·cols, the batch summed inside the product; back from channels last to (O, C/groups, *k)."
-    N, L, (_, _, K) = gya.shape[0], int(np.prod(gya.shape[2:])), cols.shape
-    if L >= K:  # one product per image straight from ∂y's (O, L) rows, no transposed copy of ∂y
-        gw = (gya.reshape(N, groups, wshape[0] // groups, L) @ cols.reshape(groups, N, L, K).swapaxes(0, 1)).sum(0)
-    else: gw = _to_cl(gya, groups).swapaxes(-1, -2) @ cols
+def _conv_weight_grad(cols, gya, wshape, groups, gyc=None):
+    "∂y·cols, the batch summed inside the product (or over the per-image products), in the weight's (O, C/groups, *k) order."
+    N, L, Og = gya.shape[0], int(np.prod(gya.shape[2:])), wshape[0] // groups
+    if cols.ndim == 4:  # per-image columns (N, groups, K, L): (O, L)·(L, K) for each image, straight from ∂y's rows
+        return (gya.reshape(N, groups, Og, L) @ cols.swapaxes(-1, -2)).sum(0).reshape(wshape)
+    gw = (_by_channel(gya, groups) if gyc is None else gyc) @ cols
     if _channel_major(wshape, groups, N, gya.shape[2:]): return gw.reshape(wshape)  # already the weight's order
-    gw = gw.reshape(groups, wshape[0] // groups, K // wshape[1], wshape[1])
+    gw = gw.reshape(groups, Og, cols.shape[2] // wshape[1], wshape[1])
     return get_array_module(gw).ascontiguousarray(gw.transpose(0, 1, 3, 2)).reshape(wshape)
+
 
 # %% ../../nbs/04_functional.ipynb #c1a57a02
 def _im2col_cl(xa, ksize, geo, channel_major=False):
@@ -502,11 +508,11 @@ def _w_rows(wa, groups):
     w = wa.reshape(groups, O // groups, Cg, -1).transpose(0, 1, 3, 2)
     return get_array_module(wa).ascontiguousarray(w).reshape(groups, O // groups, -1)
 
-def _to_cl(a, groups):
-    "(N, O, *out) as (groups, N·L, O/groups)."
-    N, O, nd = a.shape[0], a.shape[1], a.ndim - 2
-    v = a.reshape((N, groups, O // groups) + tuple(a.shape[2:])).transpose((1, 0) + tuple(range(3, 3 + nd)) + (2,))
-    return get_array_module(a).ascontiguousarray(v).reshape(groups, N * int(np.prod(a.shape[2:])), O // groups)
+def _w_offsets(wa, groups):
+    "The weight (O, C/groups, *k) as (groups, *k, O/groups, C/groups): one small matrix per kernel offset."
+    O, Cg, nd = wa.shape[0], wa.shape[1], wa.ndim - 2
+    w = wa.reshape((groups, O // groups, Cg) + tuple(wa.shape[2:])).transpose((0,) + tuple(range(3, 3 + nd)) + (1, 2))
+    return get_array_module(wa).ascontiguousarray(w)
 
 def _from_cl(y, N, out, ba):
     "The product (groups, N·L, O/groups) as the (N, O, *out) output, plus the bias, in one pass."
@@ -518,17 +524,18 @@ def _from_cl(y, N, out, ba):
     return res
 
 def _col2im_cl(gcols, xshape, geo):
-    "Add every window element (groups, N, *out, *k, C/groups) back where it came from: a strided slice per kernel offset."
+    "Add every window element (groups, *k, N, *out, C/groups) back where it came from: a strided slice per kernel offset."
     stride, pads, dilation, groups = geo
     nd, (N, C) = len(xshape) - 2, xshape[:2]
-    xp, out, ksize = get_array_module(gcols), gcols.shape[2:2 + nd], gcols.shape[2 + nd:2 + 2 * nd]
+    xp, ksize, out = get_array_module(gcols), gcols.shape[1:1 + nd], gcols.shape[2 + nd:2 + 2 * nd]
     acc = xp.zeros((N,) + tuple(s + lo + hi for s, (lo, hi) in zip(xshape[2:], pads)) + (groups, C // groups), gcols.dtype)
-    src = gcols.transpose((1,) + tuple(range(2, 2 + 2 * nd)) + (0, 2 + 2 * nd))  # (N, *out, *k, groups, C/groups)
+    src = gcols.transpose(tuple(range(1, 2 + 2 * nd)) + (0, 2 + 2 * nd))  # (*k, N, *out, groups, C/groups)
     for k in np.ndindex(*ksize):
         sl = tuple(slice(ki * d, ki * d + s * (o - 1) + 1, s) for ki, d, s, o in zip(k, dilation, stride, out))
-        acc[(slice(None),) + sl] += src[(slice(None),) * (1 + nd) + k]
+        acc[(slice(None),) + sl] += src[k]
     acc = acc[(slice(None),) + tuple(slice(lo, lo + s) for s, (lo, _) in zip(xshape[2:], pads))]
     return xp.ascontiguousarray(acc.reshape(acc.shape[:1 + nd] + (C,)).transpose((0, 1 + nd) + tuple(range(1, 1 + nd))))
+
 
 # %% ../../nbs/04_functional.ipynb #93feb283
 def _conv_out_size(xshape, ksize, geo):
@@ -543,6 +550,34 @@ def _channel_major(wshape, groups, N, out):
 def _w_mat(wa, groups, channel_major):
     "The weight as (groups, O/groups, K) in the columns' order: a free view when `channel_major`, else reordered rows."
     return wa.reshape(groups, wa.shape[0] // groups, -1) if channel_major else _w_rows(wa, groups)
+
+# %% ../../nbs/04_functional.ipynb #45f6bfbf
+def _per_image(wshape, groups, out):
+    "Channels-first columns per image when an image has at least as many output positions as a filter has weights."
+    return int(np.prod(out)) >= wshape[1] * int(np.prod(wshape[2:]))
+
+def _im2col_pi(xa, ksize, geo):
+    "Channels-first columns (N, groups, C/groups·k…, L): one matrix per image; and the output size."
+    stride, pads, dilation, groups = geo
+    nd, v = len(ksize), _windows(xa, ksize, stride, pads, dilation)  # (N, C, *out, *k)
+    (N, C), out = v.shape[:2], tuple(v.shape[2:2 + nd])
+    v = v.reshape((N, groups, C // groups) + tuple(v.shape[2:]))
+    cols = get_array_module(xa).ascontiguousarray(v.transpose((0, 1, 2) + tuple(range(3 + nd, 3 + 2 * nd)) + tuple(range(3, 3 + nd))))
+    return cols.reshape(N, groups, C // groups * int(np.prod(ksize)), int(np.prod(out))), out
+
+def _per_image_forward(wa, cols, ba, out):
+    "W·cols image by image: the products are already the (N, O, *out) output; the bias is added in place."
+    N, groups = cols.shape[:2]
+    y = (wa.reshape(groups, wa.shape[0] // groups, -1) @ cols).reshape((N, wa.shape[0]) + tuple(out))
+    if ba is not None: y += ba.reshape((-1,) + (1,) * len(out))
+    return y
+
+def _columns(xa, wshape, geo):
+    "The windows of `xa` in the layout that suits the layer, per image (4-d) or channels last (3-d); and the output size."
+    out = _conv_out_size(xa.shape, wshape[2:], geo)
+    if _per_image(wshape, geo[3], out): return _im2col_pi(xa, wshape[2:], geo)
+    return _im2col_cl(xa, wshape[2:], geo, _channel_major(wshape, geo[3], xa.shape[0], out))
+
 
 # %% ../../nbs/04_functional.ipynb #0befa9c2
 class Convolution(Function):
@@ -563,9 +598,12 @@ class Convolution(Function):
             gx = _ConvInputGrad.apply(grad, w, tuple(x.shape), ctx.geo) if nx else None
             gw = _ConvWeightGrad.apply(x, grad, tuple(w.shape), ctx.geo) if nw else None
             return gx, gw, gb, None
-        gx = _like(_conv_input_grad(grad._data, w._data, x.shape, ctx.geo), grad) if nx else None
-        gw = _like(_conv_weight_grad(cols._data, grad._data, w.shape, ctx.geo[3]), grad) if nw else None
+        g, groups = grad._data, ctx.geo[3]
+        gyc = _by_channel(g, groups) if nx or nw and cols._data.ndim == 3 else None  # ∂y channels first, for both products
+        gx = _like(_conv_input_grad(g, w._data, x.shape, ctx.geo, gyc), grad) if nx else None
+        gw = _like(_conv_weight_grad(cols._data, g, w.shape, groups, gyc), grad) if nw else None
         return gx, gw, gb, None
+
 
 # %% ../../nbs/04_functional.ipynb #b1b99f80
 class _ConvInputGrad(Function):
@@ -588,14 +626,14 @@ class _ConvWeightGrad(Function):
     def forward(ctx, x, gy, wshape, geo):
         ctx.save_for_backward(x, gy)
         ctx.geo = geo
-        cols, _ = _im2col_cl(x._data, wshape[2:], geo, _channel_major(wshape, geo[3], gy.shape[0], gy.shape[2:]))
-        return _conv_weight_grad(cols, gy._data, wshape, geo[3])
+        return _conv_weight_grad(_columns(x._data, wshape, geo)[0], gy._data, wshape, geo[3])
     @staticmethod
     def backward(ctx, ggw):
         x, gy = ctx.saved_tensors
         n_x, n_gy = ctx.needs_input_grad[:2]
         return (_ConvInputGrad.apply(gy, ggw, tuple(x.shape), ctx.geo) if n_x else None,
                 Convolution.apply(x, ggw, None, ctx.geo) if n_gy else None, None, None)
+
 
 # %% ../../nbs/04_functional.ipynb #9561fe0d
 def _ntuple(v, n, name):
