@@ -2790,43 +2790,70 @@ import os
 from concurrent.futures import ThreadPoolExecutor
 
 # %% ../../nbs/09_batchnorm.ipynb #f98d5894
-def _channel_sum(a3):
-    "Sum of an `(N, C, L)` array over N and L, per channel."
-    n, c, l = a3.shape
-    if l == 1: return a3.reshape(n, c).sum(0)
-    xp = get_array_module(a3)
-    return xp.einsum('ij,j->i', a3.reshape(n * c, l), xp.ones(l, a3.dtype)).reshape(n, c).sum(0)
+_WIDE_ROW = 1 << 18  # bytes: rows up to this size take the (N, C·L) view
 
-def _channel_dot(a3, b3):
-    "Sum of `a3 * b3` over N and L, per channel, without materializing the product."
-    n, c, l = a3.shape
-    xp = get_array_module(a3)
-    if l == 1: return xp.einsum('ij,ij->j', a3.reshape(n, c), b3.reshape(n, c))
-    return xp.einsum('ij,ij->i', a3.reshape(n * c, l), b3.reshape(n * c, l)).reshape(n, c).sum(0)
+def _bn_view(a):
+    "`a` as `(N, C·L)` with per-channel vectors repeated along a row, or as `(N, C, L)` with vectors as columns; and the expander."
+    n, c = a.shape[0], a.shape[1]
+    l = a.size // (n * c) if n * c else 1
+    if l == 1: return a.reshape(n, c), lambda v: v
+    if c * l * a.itemsize <= _WIDE_ROW: return a.reshape(n, c * l), lambda v: v.repeat(l)
+    return a.reshape(n, c, l), lambda v: v[:, None]
+
+# %% ../../nbs/09_batchnorm.ipynb #a1b2c3d5
+def _fold(s, c):
+    "C·L partial sums folded to C: a matrix-vector product (a sum over a short axis would be NumPy's slow case again)."
+    return s if s.size == c else s.reshape(c, -1) @ get_array_module(s).ones(s.size // c, s.dtype)
+
+def _channel_sum(v, c):
+    "Per-channel sum of a view from <code>_bn_view</code> with `c` channels."
+    if v.ndim == 2:
+        return _fold(v.sum(0), c)
+    n, _, l = v.shape
+    xp = get_array_module(v)
+    return xp.einsum('ij,j->i', v.reshape(n * c, l), xp.ones(l, v.dtype)).reshape(n, c).sum(0)
+
+def _channel_dot(a, b, c):
+    "Per-channel sum of `a * b` over two views of the same layout, without materializing the product."
+    xp = get_array_module(a)
+    if a.ndim == 2:
+        return _fold(xp.einsum('ij,ij->j', a, b), c)
+    n, _, l = a.shape
+    return xp.einsum('ij,ij->i', a.reshape(n * c, l), b.reshape(n * c, l)).reshape(n, c).sum(0)
 
 # %% ../../nbs/09_batchnorm.ipynb #31524bf7
 _POOL, _POOL_PID = None, None
 
-def _blocks(fn, a3, block_bytes=2 << 20, args=()):
-    "The results of `fn(slice, *args)` over blocks of `a3`'s first axis of about `block_bytes`, run on a thread pool (NumPy only)."
-    global _POOL, _POOL_PID
-    n, row = a3.shape[0], max(1, a3[0].nbytes) if a3.shape[0] else 1
+def _block_slices(a, block_bytes=2 << 20):
+    "Slices of `a`'s first axis of about `block_bytes` each; one slice for small arrays and for CuPy arrays."
+    n, row = a.shape[0], max(1, a[0].nbytes) if a.shape[0] else 1
     per = max(1, block_bytes // row)
-    if n <= per or get_array_module(a3) is not np: return [fn(slice(None), *args)]
+    if n <= per or get_array_module(a) is not np: return [slice(None)]
+    return [slice(i, i + per) for i in range(0, n, per)]
+
+def _run_blocks(fn, slices, *iterables):
+    "The results of `fn(slice, *items)` for each slice and the matching items of `iterables`, on the thread pool when several."
+    global _POOL, _POOL_PID
+    if len(slices) == 1: return [fn(slices[0], *(it[0] for it in iterables))]
     if _POOL is None or _POOL_PID != os.getpid():  # a forked child gets a pool of its own
         _POOL, _POOL_PID = ThreadPoolExecutor(min(4, os.cpu_count() or 1), thread_name_prefix='lit_torch_bn'), os.getpid()
-    return list(_POOL.map(lambda s: fn(s, *args), [slice(i, i + per) for i in range(0, n, per)]))
+    return list(_POOL.map(fn, slices, *iterables))
+
+def _blocks(fn, a, block_bytes=2 << 20, args=()):
+    "The results of `fn(slice, *args)` over blocks of `a`'s first axis of about `block_bytes`."
+    return _run_blocks(lambda s: fn(s, *args), _block_slices(a, block_bytes))
 
 # %% ../../nbs/09_batchnorm.ipynb #da4bf09f
-def _block_stats(b3):
-    "Count, per-channel mean and per-channel sum of squared deviations of one block."
-    nb = b3.shape[0] * b3.shape[2]
-    mu = _channel_sum(b3) / nb
-    xc = b3 - mu[:, None]  # a block-sized scratch: it stays in cache
-    return nb, mu, _channel_dot(xc, xc)
+def _block_stats(b, o, ex, c):
+    "Count, per-channel mean and sum of squared deviations of block view `b`; writes `b - μ_b` into `o`."
+    nb = b.size // c
+    mu = _channel_sum(b, c) / nb
+    get_array_module(b).subtract(b, ex(mu), out=o)
+    return nb, mu, _channel_dot(o, o, c)
 
 def _combine_stats(parts):
     "Mean and biased variance of the union of blocks, by the parallel-variance formula."
+    if len(parts) == 1: return parts[0][1], parts[0][2] / parts[0][0]
     m = sum(p[0] for p in parts)
     mean = sum(p[0] * p[1] for p in parts) / m
     m2 = sum(p[2] + p[0] * (p[1] - mean) ** 2 for p in parts)
@@ -2847,41 +2874,36 @@ def _update_running(running_mean, running_var, mean, var, momentum, m):
     running_mean._version[0] += 1; running_var._version[0] += 1
 
 # %% ../../nbs/09_batchnorm.ipynb #8796f3a2
-def _bn_affine(a3, mean, scale, bias, small):
-    "y = (x - μ)·scale + β on an (N, C, L) array, block by block; regrouped as x·scale + (β - μ·scale) when `small`."
-    xp = get_array_module(a3)
-    out = xp.empty(a3.shape, a3.dtype)
-    if small:
-        shift = -mean * scale if bias is None else bias - mean * scale
-        def affine(s):
-            xp.multiply(a3[s], scale[:, None], out=out[s])
-            out[s] += shift[:, None]
-    else:
-        def affine(s):
-            o = out[s]
-            xp.subtract(a3[s], mean[:, None], out=o)
-            o *= scale[:, None]
-            if bias is not None: o += bias[:, None]
-    _blocks(affine, a3)
-    return out
+def _bn_affine(out, mu_b, mean, scale, bias, ex):
+    "y = o·scale + (β + (μ_b - μ)·scale) in place on the centered block `out`."
+    shift = (mu_b - mean) * scale
+    if bias is not None: shift += bias
+    out *= ex(scale)
+    out += ex(shift)
 
 # %% ../../nbs/09_batchnorm.ipynb #e5556064
 def _bn_forward(ctx, a, weight, bias, running_mean, running_var, training, momentum, eps):
     "The output array; saves the statistics on `ctx`, updates the running buffers in place when training."
     xp = get_array_module(a)
-    a3 = a.reshape(a.shape[0], a.shape[1], -1)
-    m = a3.size // a.shape[1]  # values per channel
+    c, m = a.shape[1], a.size // a.shape[1]  # channels, values per channel
+    v, ex = _bn_view(a)
+    out = xp.empty(v.shape, a.dtype)
+    slices = _block_slices(v)
     if training:
-        mean, var = _combine_stats(_blocks(lambda s: _block_stats(a3[s]), a3))  # biased var: it normalizes
+        parts = _run_blocks(lambda s: _block_stats(v[s], out[s], ex, c), slices)
+        mean, var = _combine_stats(parts)  # biased var: it normalizes
         invstd = 1 / xp.sqrt(var + eps)
         if running_mean is not None: _update_running(running_mean, running_var, mean, var, momentum, m)
+        mus = [p[1] for p in parts]
     else:
         mean = running_mean._data.copy()  # a copy: later training steps change the buffer
         invstd = 1 / xp.sqrt(running_var._data + eps)
+        _run_blocks(lambda s: xp.subtract(v[s], ex(mean), out=out[s]), slices)
+        mus = [mean] * len(slices)
     scale = invstd * weight._data if weight is not None else invstd
-    small = _small_mean(mean, invstd)
-    out = _bn_affine(a3, mean, scale, None if bias is None else bias._data, small)
-    ctx.stats = (mean, invstd, m, small)
+    b = None if bias is None else bias._data
+    _run_blocks(lambda s, mu_b: _bn_affine(out[s], mu_b, mean, scale, b, ex), slices, mus)
+    ctx.stats = (mean, invstd, m, _small_mean(mean, invstd))
     return out.reshape(a.shape)
 
 # %% ../../nbs/09_batchnorm.ipynb #bf94b784
@@ -2897,28 +2919,29 @@ def _batch_norm_composite(x, weight, bias, mean, invstd, training, momentum, eps
     return y + bias.reshape(shape) if bias is not None else y
 
 # %% ../../nbs/09_batchnorm.ipynb #0d0ed2d8
-def _dx_centered(s, d3, a3, g3, mean, mdy, k, scale):
-    "γr(dy - k·x + (kμ - Σdy/m)) on block `s`: four passes, no x-μ scratch (safe while |μ| ≤ σ)."
-    o = d3[s]
-    get_array_module(o).multiply(a3[s], -k[:, None], out=o)
-    o += g3[s]; o += (k * mean - mdy)[:, None]; o *= scale[:, None]
+def _dx_centered(s, d, a, g, neg_k, shift, scale):
+    "γr(dy - k·x + (kμ - Σdy/m)) on block `s`, with `shift` = kμ - Σdy/m: four passes, no x-μ scratch (safe while |μ| ≤ σ)."
+    o = d[s]
+    get_array_module(o).multiply(a[s], neg_k, out=o)
+    o += g[s]; o += shift; o *= scale
 
-def _dx_shifted(s, d3, a3, g3, mean, mdy, k, scale):
+def _dx_shifted(s, d, a, g, mean, mdy, k, scale):
     "γr(dy - Σdy/m - (x-μ)k) on block `s`, centering x first: exact however far the data sits from 0."
-    t = a3[s] - mean[:, None]
-    t *= k[:, None]
-    o = d3[s]
-    get_array_module(o).subtract(g3[s], mdy[:, None], out=o)
-    o -= t; o *= scale[:, None]
+    t = a[s] - mean
+    t *= k
+    o = d[s]
+    get_array_module(o).subtract(g[s], mdy, out=o)
+    o -= t; o *= scale
 
 # %% ../../nbs/09_batchnorm.ipynb #08750749
-def _bn_reductions(g3, a3, mean, small_mean):
-    "Σdy and Σdy(x-μ) per channel of (N, C, L) arrays, block by block."
+def _bn_reductions(g, a, mean, small_mean, ex):
+    "Σdy and Σdy(x-μ) per channel of two views from <code>_bn_view</code>, block by block."
+    c, mean_e = mean.shape[0], ex(mean)
     def reduce(s):
-        g_ = g3[s]
-        return _channel_sum(g_), _channel_dot(g_, a3[s] if small_mean else a3[s] - mean[:, None])
-    parts = _blocks(reduce, g3)
-    sum_dy, sum_dy_xmu = sum(p[0] for p in parts), sum(p[1] for p in parts)
+        g_ = g[s]
+        return _channel_sum(g_, c), _channel_dot(g_, a[s] if small_mean else a[s] - mean_e, c)
+    parts = _blocks(reduce, g)
+    sum_dy, sum_dy_xmu = (parts[0] if len(parts) == 1 else (sum(p[0] for p in parts), sum(p[1] for p in parts)))
     if small_mean: sum_dy_xmu = sum_dy_xmu - mean * sum_dy  # Σdy·x - μΣdy
     return sum_dy, sum_dy_xmu
 
@@ -2926,13 +2949,16 @@ def _bn_reductions(g3, a3, mean, small_mean):
 def _bn_input_grad(a, g, mean, invstd, scale, sum_dy, sum_dy_xmu, m, small_mean, training):
     "∂L/∂x: γr(dy - Σdy/m - (x-μ)k) in training, γr·dy in eval, block by block."
     xp = get_array_module(a)
-    a3, g3 = a.reshape(a.shape[0], a.shape[1], -1), g.reshape(a.shape[0], a.shape[1], -1)
+    (av, ex), (gv, _) = _bn_view(a), _bn_view(g)
     d = xp.empty(a.shape, g.dtype)  # owns its memory, so .grad can take it without a copy
-    d3 = d.reshape(g3.shape)
-    if training:
-        mdy, k = sum_dy / m, invstd * invstd * sum_dy_xmu / m
-        _blocks(_dx_centered if small_mean else _dx_shifted, g3, args=(d3, a3, g3, mean, mdy, k, scale))
-    else: _blocks(lambda s: xp.multiply(g3[s], scale[:, None], out=d3[s]), g3)
+    dv = d.reshape(gv.shape)
+    if not training:
+        scale_e = ex(scale)
+        _blocks(lambda s: xp.multiply(gv[s], scale_e, out=dv[s]), gv)
+        return d
+    mdy, k = sum_dy / m, invstd * invstd * sum_dy_xmu / m
+    if small_mean: _blocks(_dx_centered, gv, args=(dv, av, gv, ex(-k), ex(k * mean - mdy), ex(scale)))
+    else: _blocks(_dx_shifted, gv, args=(dv, av, gv, ex(mean), ex(mdy), ex(k), ex(scale)))
     return d
 
 # %% ../../nbs/09_batchnorm.ipynb #b7fb43ac
@@ -2954,11 +2980,11 @@ class NativeBatchNorm(Function):
             return _replay(ctx, _batch_norm_composite, (x, w, b) + consts + (ctx.training, None, ctx.eps), grad)
         nx, nw, nb = ctx.needs_input_grad[:3]
         a, g = x._data, grad._data
-        a3, g3 = a.reshape(a.shape[0], a.shape[1], -1), g.reshape(a.shape[0], a.shape[1], -1)
+        (av, ex), (gv, _) = _bn_view(a), _bn_view(g)
         scale = invstd * w._data if w is not None else invstd
         gx = gw = gb = sum_dy = sum_dy_xmu = None
-        if (nx and ctx.training) or nw: sum_dy, sum_dy_xmu = _bn_reductions(g3, a3, mean, small_mean)
-        elif nb: sum_dy = _channel_sum(g3)
+        if (nx and ctx.training) or nw: sum_dy, sum_dy_xmu = _bn_reductions(gv, av, mean, small_mean, ex)
+        elif nb: sum_dy = _channel_sum(gv, a.shape[1])
         if nx: gx = _wrap(_bn_input_grad(a, g, mean, invstd, scale, sum_dy, sum_dy_xmu, m, small_mean, ctx.training), grad._device)
         if nw: gw = _wrap(sum_dy_xmu * invstd, grad._device)
         if nb: gb = _wrap(sum_dy, grad._device)
