@@ -323,8 +323,10 @@ def test_parametrizations_spectral_norm(make, shape, kw):
     tm.eval(); lm.eval()
     _fwd_bwd(tm, lm, RNG.standard_normal(shape))
     d = kw.get('dim', 1 if 'Transpose' in type(lm).__name__ else 0)
-    W = np.moveaxis(_np(lm.weight), d, 0)
-    assert np.linalg.svd(W.reshape(W.shape[0], -1), compute_uv=False)[0] <= 1 + 1e-3
+    # A few power iterations only estimate σ, so the normalised weight's largest singular value is near 1 by an amount
+    # that depends on the draw: it must be the one torch's weight has, not a bound that some seeds miss.
+    top = lambda w: np.linalg.svd(np.moveaxis(_np(w), d, 0).reshape(w.shape[d], -1), compute_uv=False)[0]
+    np.testing.assert_allclose(top(lm.weight), top(tm.weight), rtol=1e-6)
 
 def test_parametrizations_spectral_norm_1d_and_errors():
     for fn in (lambda lib: lib.nn.utils.parametrizations.spectral_norm(lib.nn.Linear(2, 2), name='nothing'),
