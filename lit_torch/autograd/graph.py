@@ -55,6 +55,7 @@ def _edge(t):
 
 # %% ../../nbs/02e_engine.ipynb #deea959e
 import sys, threading
+import numpy as np
 from .._C import array_module, device_context, _FROM_NUMPY, _attach_methods
 from .._tensor import _wrap
 from .grad_mode import _grad_mode
@@ -120,17 +121,35 @@ def _run_node(node, grads):
             if g is None:
                 grads = [g if g is not None else _zeros(m) for g, m in zip(grads, node._output_meta)]
                 break
-    out = node.apply(*grads)
-    out = out if isinstance(out, tuple) else (out,)
-    if len(out) > len(node._edges) and all(g is None for g in out[len(node._edges):]): out = out[:len(node._edges)]  # extra Nones are allowed
-    if len(out) != len(node._edges):
-        raise RuntimeError(f"function {node.name()} returned an incorrect number of gradients (expected {len(node._edges)}, got {len(out)})")
-    out = list(out)
+    if node._backward_arrays is not None and not _grad_mode.enabled:  # no graph to record: the formula on arrays
+        out = node._backward_arrays(node, *[None if g is None else g._data for g in grads])
+        if out is not NotImplemented: return _wrap_grads(node, out, grads[0])
+    out = list(_one_per_input(node, node.apply(*grads)))
     for i, (g, meta) in enumerate(zip(out, node._input_meta)):
         if g is None or node._edges[i] is None: continue
         if g._data.shape != meta[0]:
             raise RuntimeError(f"Function {node.name()} returned an invalid gradient at index {i} - got {list(g.shape)} but expected shape compatible with {list(meta[0])}")
         if g._data.dtype != meta[1]: out[i] = g.to(_FROM_NUMPY[meta[1]])  # an input promoted to a wider dtype gets its gradient in its own
+    return out
+
+def _one_per_input(node, out):
+    "What `backward` returned, as one gradient per input (extra Nones are allowed), or PyTorch's error."
+    out = out if isinstance(out, tuple) else (out,)
+    n = len(node._edges)
+    if len(out) > n and all(g is None for g in out[n:]): out = out[:n]
+    if len(out) != n: raise RuntimeError(f"function {node.name()} returned an incorrect number of gradients (expected {n}, got {len(out)})")
+    return out
+
+def _wrap_grads(node, arrays, grad):
+    "The gradients a formula on arrays returned: checked as above, and wrapped on the node's device (`grad` passed through is reused)."
+    device, out = node._output_meta[0][2], []
+    for i, (a, e, meta) in enumerate(zip(_one_per_input(node, arrays), node._edges, node._input_meta)):
+        if a is None or e is None: out.append(None); continue
+        if grad is not None and a is grad._data: out.append(grad); continue  # handed on unchanged, as `sum_to_size` does with tensors
+        if isinstance(a, np.generic): a = np.asarray(a)  # NumPy's ops on 0-d arrays give scalars; a tensor holds an array
+        if a.shape != meta[0]:
+            raise RuntimeError(f"Function {node.name()} returned an invalid gradient at index {i} - got {list(a.shape)} but expected shape compatible with {list(meta[0])}")
+        out.append(_wrap(a, device) if a.dtype == meta[1] else _wrap(a, device).to(_FROM_NUMPY[meta[1]]))
     return out
 
 def _zeros(meta):
@@ -188,13 +207,14 @@ def _run_callbacks():
 # %% ../../nbs/02e_engine.ipynb #fb715769
 def _run_backward(roots, grads, retain_graph, create_graph, targets=None):
     "Propagate `grads` from `roots` (node, output_nr) back through the graph; return captured target gradients."
-    deps = _graph({n for n, _ in roots}, targets)
+    starts = list(dict.fromkeys([n for n, _ in roots]))  # the roots' nodes, each once, in order
+    deps = _graph(starts, targets)
     buffers, captured, deliveries = {}, {}, {}
     outer, _callbacks.queue = _callbacks.queue, []  # a backward inside a hook gets its own queue
     for (node, nr), g in zip(roots, grads):
         _deliver(buffers, node, nr, g, deliveries)
         deliveries[id(g._data)] += 1  # the caller's gradient is never fresh
-    ready = [n for n in dict.fromkeys(n for n, _ in roots) if deps.get(n) == 0]
+    ready = [n for n in starts if deps.get(n) == 0]
     enabled, _grad_mode.enabled = _grad_mode.enabled, create_graph
     try:
         while ready:
