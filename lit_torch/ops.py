@@ -1443,8 +1443,9 @@ _mT = _MatrixTranspose.apply
 
 def _check_matmul(a, b, fn):
     "Device, dtype and shapes of a matrix product, with PyTorch's errors."
-    _check_same_device(a, b)
     xa, xb = a._data, b._data
+    if xa.ndim == xb.ndim == 2 and xa.shape[1] == xb.shape[0] and xa.dtype == xb.dtype and a._device is b._device: return  # the common case
+    _check_same_device(a, b)
     if xa.dtype != xb.dtype:
         raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {_type_name(xa.dtype).lower()} != {_type_name(xb.dtype).lower()}")
     sa, sb = xa.shape, xb.shape
