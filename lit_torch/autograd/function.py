@@ -54,8 +54,8 @@ class FunctionMeta(type):
         return cls._node_cls
 
 def _array_formula(cls):
-    "`cls._backward_arrays`, if the class whose `backward` runs defines it too (a subclass's new `backward` must not be bypassed)."
-    owner = next(k for k in cls.__mro__ if 'backward' in k.__dict__)
+    "<code>cls._backward_arrays</code>, if the class whose `backward` runs defines it too (a subclass's new `backward` must not be bypassed)."
+    owner = next((k for k in cls.__mro__ if 'backward' in k.__dict__), object)
     return staticmethod(getattr(cls, '_backward_arrays')) if '_backward_arrays' in owner.__dict__ else None
 
 # %% ../../nbs/02c_function.ipynb #378de0ca

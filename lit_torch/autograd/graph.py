@@ -104,6 +104,27 @@ def _pre_hooks(node, grads):
                 with device_context(t._device): t.grad = _wrap(t.grad._data + grads[nr]._data, t._device)
     return grads
 
+# %% ../../nbs/02e_engine.ipynb #7a3c91e1
+def _one_per_input(node, out):
+    "What `backward` returned, as one gradient per input (extra Nones are allowed), or PyTorch's error."
+    out = out if isinstance(out, tuple) else (out,)
+    n = len(node._edges)
+    if len(out) > n and all(g is None for g in out[n:]): out = out[:n]
+    if len(out) != n: raise RuntimeError(f"function {node.name()} returned an incorrect number of gradients (expected {n}, got {len(out)})")
+    return out
+
+def _wrap_grads(node, arrays, grad):
+    "The gradients a formula on arrays returned: checked as <code>_run_node</code> checks tensors, wrapped on the node's device (`grad` handed on is reused)."
+    device, out = node._output_meta[0][2], []
+    for i, (a, e, meta) in enumerate(zip(_one_per_input(node, arrays), node._edges, node._input_meta)):
+        if a is None or e is None: out.append(None); continue
+        if grad is not None and a is grad._data: out.append(grad); continue  # handed on unchanged, as `sum_to_size` does with tensors
+        if isinstance(a, np.generic): a = np.asarray(a)  # NumPy's ops on 0-d arrays give scalars; a tensor holds an array
+        if a.shape != meta[0]:
+            raise RuntimeError(f"Function {node.name()} returned an invalid gradient at index {i} - got {list(a.shape)} but expected shape compatible with {list(meta[0])}")
+        out.append(_wrap(a, device) if a.dtype == meta[1] else _wrap(a, device).to(_FROM_NUMPY[meta[1]]))
+    return out
+
 # %% ../../nbs/02e_engine.ipynb #860d36c6
 def _call_node(node, grads):
     "Run `node.apply` on its output gradients, on its outputs' device; check and return one gradient per input."
@@ -130,26 +151,6 @@ def _run_node(node, grads):
         if g._data.shape != meta[0]:
             raise RuntimeError(f"Function {node.name()} returned an invalid gradient at index {i} - got {list(g.shape)} but expected shape compatible with {list(meta[0])}")
         if g._data.dtype != meta[1]: out[i] = g.to(_FROM_NUMPY[meta[1]])  # an input promoted to a wider dtype gets its gradient in its own
-    return out
-
-def _one_per_input(node, out):
-    "What `backward` returned, as one gradient per input (extra Nones are allowed), or PyTorch's error."
-    out = out if isinstance(out, tuple) else (out,)
-    n = len(node._edges)
-    if len(out) > n and all(g is None for g in out[n:]): out = out[:n]
-    if len(out) != n: raise RuntimeError(f"function {node.name()} returned an incorrect number of gradients (expected {n}, got {len(out)})")
-    return out
-
-def _wrap_grads(node, arrays, grad):
-    "The gradients a formula on arrays returned: checked as above, and wrapped on the node's device (`grad` passed through is reused)."
-    device, out = node._output_meta[0][2], []
-    for i, (a, e, meta) in enumerate(zip(_one_per_input(node, arrays), node._edges, node._input_meta)):
-        if a is None or e is None: out.append(None); continue
-        if grad is not None and a is grad._data: out.append(grad); continue  # handed on unchanged, as `sum_to_size` does with tensors
-        if isinstance(a, np.generic): a = np.asarray(a)  # NumPy's ops on 0-d arrays give scalars; a tensor holds an array
-        if a.shape != meta[0]:
-            raise RuntimeError(f"Function {node.name()} returned an invalid gradient at index {i} - got {list(a.shape)} but expected shape compatible with {list(meta[0])}")
-        out.append(_wrap(a, device) if a.dtype == meta[1] else _wrap(a, device).to(_FROM_NUMPY[meta[1]]))
     return out
 
 def _zeros(meta):
@@ -207,14 +208,13 @@ def _run_callbacks():
 # %% ../../nbs/02e_engine.ipynb #fb715769
 def _run_backward(roots, grads, retain_graph, create_graph, targets=None):
     "Propagate `grads` from `roots` (node, output_nr) back through the graph; return captured target gradients."
-    starts = list(dict.fromkeys([n for n, _ in roots]))  # the roots' nodes, each once, in order
-    deps = _graph(starts, targets)
+    deps = _graph({n for n, _ in roots}, targets)
     buffers, captured, deliveries = {}, {}, {}
     outer, _callbacks.queue = _callbacks.queue, []  # a backward inside a hook gets its own queue
     for (node, nr), g in zip(roots, grads):
         _deliver(buffers, node, nr, g, deliveries)
         deliveries[id(g._data)] += 1  # the caller's gradient is never fresh
-    ready = [n for n in starts if deps.get(n) == 0]
+    ready = [n for n in dict.fromkeys(n for n, _ in roots) if deps.get(n) == 0]
     enabled, _grad_mode.enabled = _grad_mode.enabled, create_graph
     try:
         while ready:
