@@ -1076,7 +1076,8 @@ class Mean(Function):
         return _kept(grad, ctx.shape, ctx.axes, ctx.keepdim).expand(ctx.shape) / _count(ctx.shape, ctx.axes), None, None
     @staticmethod
     def _backward_arrays(ctx, grad):
-        return _broadcast_to(_kept(grad, ctx.shape, ctx.axes, ctx.keepdim), ctx.shape) / _count(ctx.shape, ctx.axes), None, None
+        n = grad.dtype.type(_count(ctx.shape, ctx.axes))  # the count in grad's dtype, as the tensor division makes it
+        return _broadcast_to(_kept(grad, ctx.shape, ctx.axes, ctx.keepdim), ctx.shape) / n, None, None
 
 class MeanAll(Mean): _node_name = 'MeanBackward0'
 
@@ -1417,7 +1418,7 @@ class LogSoftmax(Function):
     @staticmethod
     def _backward_arrays(ctx, grad):
         y, = ctx._saved_arrays()
-        return grad - get_array_module(y).exp(y) * grad.sum(axis=ctx.dim, keepdims=True), None
+        return grad - get_array_module(y).exp(y) * grad.sum(axis=ctx.dim, keepdims=True, dtype=grad.dtype), None
 
 def softmax(input, dim, dtype=None):
     "$e^{x_i} / \\sum_j e^{x_j}$ along `dim`."
