@@ -56,8 +56,9 @@ def _broadcast_shape(*shapes):
 def _sum_to_shape(x, shape):
     "Sum array `x` down to `shape`, the reverse of broadcasting."
     lead = x.ndim - len(shape)
-    axes = tuple(range(lead)) + tuple(lead + i for i, n in enumerate(shape) if n == 1 and x.shape[lead + i] != 1)
-    return x.sum(axis=axes, keepdims=True).reshape(shape) if axes else x
+    kept = tuple(lead + i for i, n in enumerate(shape) if n == 1 and x.shape[lead + i] != 1)
+    if lead and shape and not kept: return x.sum(axis=tuple(range(lead)))  # a bias's gradient: already in shape, and its own array
+    return x.sum(axis=tuple(range(lead)) + kept, keepdims=True).reshape(shape) if lead or kept else x
 
 class SumToSize(Function):
     _node_name = 'SumToSizeBackward0'
@@ -67,6 +68,8 @@ class SumToSize(Function):
         return _sum_to_shape(x._data, tuple(shape))
     @staticmethod
     def backward(ctx, grad): return grad.expand(ctx.shape), None
+    @staticmethod
+    def _backward_arrays(ctx, grad): return _broadcast_to(grad, ctx.shape), None
 
 # %% ../nbs/02d_first_ops.ipynb #c3cc9a1b
 def _broadcast_to(a, shape):
@@ -106,6 +109,8 @@ class Expand(Function):
                            f"non-singleton dimension {i}.  Target sizes: {list(shape)}.  Tensor sizes: {list(x.shape)}")
     @staticmethod
     def backward(ctx, grad): return grad.sum_to_size(ctx.shape), None
+    @staticmethod
+    def _backward_arrays(ctx, grad): return _sum_to_shape(grad, ctx.shape), None
 
 def _sum_to_size(self, *size):
     "Sum this tensor down to `size`, which it broadcasts from."
@@ -133,6 +138,11 @@ class Add(Function):
         na, nb = ctx.needs_input_grad[:2]
         gb = (grad if ctx.alpha == 1 else grad * ctx.alpha).sum_to_size(ctx.shapes[1]) if nb else None
         return (grad.sum_to_size(ctx.shapes[0]) if na else None), gb, None
+    @staticmethod
+    def _backward_arrays(ctx, grad):
+        if ctx.alpha != 1: return NotImplemented  # the formula on tensors then
+        na, nb = ctx.needs_input_grad[:2]
+        return (_sum_to_shape(grad, ctx.shapes[0]) if na else None), (_sum_to_shape(grad, ctx.shapes[1]) if nb else None), None
 
 # %% ../nbs/02d_first_ops.ipynb #b6313b10
 class Mul(Function):
@@ -151,6 +161,17 @@ class Mul(Function):
         a, b = (a if a is not None else ctx.scalars[0]), (b if b is not None else ctx.scalars[1])
         na, nb = ctx.needs_input_grad
         return ((grad * _conj(b)).sum_to_size(a.shape) if na else None), ((grad * _conj(a)).sum_to_size(b.shape) if nb else None)
+    @staticmethod
+    def _backward_arrays(ctx, grad):
+        x, y = ctx.scalars  # the inputs, tensors or numbers
+        a, b = [s if s is not None else v for s, v in zip(ctx._saved_arrays(), ctx.scalars)]
+        na, nb = ctx.needs_input_grad
+        if na and not _plain(grad, b) or nb and not _plain(grad, a): return NotImplemented
+        return (_sum_to_shape(grad * b, x._data.shape) if na else None), (_sum_to_shape(grad * a, y._data.shape) if nb else None)
+
+def _plain(grad, v):
+    "Whether `grad * v` on arrays is what it is on tensors: `v` is a Python real or an array of `grad`'s real dtype (no promotion, no conjugate)."
+    return type(v) in (int, float) or grad.dtype.kind == 'f' and getattr(v, 'dtype', None) == grad.dtype
 
 def _conj(v):
     "The complex conjugate that complex gradients multiply by (see nbs/03i_complex.ipynb); reals pass through untouched."
@@ -167,6 +188,7 @@ class Neg(Function):
         return -a._data
     @staticmethod
     def backward(ctx, grad): return -grad
+    _backward_arrays = backward  # the same formula: arrays negate too
 
 # %% ../nbs/02d_first_ops.ipynb #028ea0cd
 def _dims(dim, ndim):
@@ -188,10 +210,14 @@ class Sum(Function):
         out_dtype = dtype.numpy if dtype is not None else (np.int64 if a.dtype.kind in 'biu' else a.dtype)
         return a.sum(axis=axes, keepdims=keepdim, dtype=out_dtype)
     @staticmethod
-    def backward(ctx, grad):
-        if not ctx.keepdim and ctx.axes and len(ctx.axes) < len(ctx.shape):  # a full sum's 0-d gradient expands as it is
-            grad = grad.reshape(tuple(1 if i in ctx.axes else n for i, n in enumerate(ctx.shape)))
-        return Expand.apply(grad, ctx.shape), None, None, None
+    def backward(ctx, grad): return Expand.apply(_unreduced(ctx, grad), ctx.shape), None, None, None
+    @staticmethod
+    def _backward_arrays(ctx, grad): return _broadcast_to(_unreduced(ctx, grad), ctx.shape), None, None, None
+
+def _unreduced(ctx, grad):
+    "A sum's gradient (tensor or array) with the summed dims back as size 1; a full sum's 0-d gradient expands as it is."
+    if ctx.keepdim or not ctx.axes or len(ctx.axes) == len(ctx.shape): return grad
+    return grad.reshape(tuple(1 if i in ctx.axes else n for i, n in enumerate(ctx.shape)))
 
 class SumDim(Sum): _node_name = 'SumBackward1'  # PyTorch's name for the sum over given dims
 
@@ -211,6 +237,7 @@ class View(Function):
         return _view_of(x, out)
     @staticmethod
     def backward(ctx, grad): return grad.reshape(ctx.shape), None
+    _backward_arrays = backward  # arrays reshape too
 
 _NOT_A_VIEW = ("view size is not compatible with input tensor's size and stride (at least one dimension spans across two "
                "contiguous subspaces). Use .reshape(...) instead.")
@@ -354,6 +381,11 @@ class Sub(Function):
         na, nb = ctx.needs_input_grad[:2]
         gb = (-grad if ctx.alpha == 1 else grad * -ctx.alpha).sum_to_size(ctx.shapes[1]) if nb else None
         return (grad.sum_to_size(ctx.shapes[0]) if na else None), gb, None
+    @staticmethod
+    def _backward_arrays(ctx, grad):
+        if ctx.alpha != 1: return NotImplemented
+        na, nb = ctx.needs_input_grad[:2]
+        return (_sum_to_shape(grad, ctx.shapes[0]) if na else None), (_sum_to_shape(-grad, ctx.shapes[1]) if nb else None), None
 
 class Rsub(Sub): _node_name = 'RsubBackward1'
 
@@ -804,6 +836,8 @@ class Relu(Function):
         return _saved_output(ctx, get_array_module(a).maximum(a, a.dtype.type(0)), x)
     @staticmethod
     def backward(ctx, grad): return _masked(ctx.saved_tensors[0]._data > 0, grad)
+    @staticmethod
+    def _backward_arrays(ctx, grad): return _keep_where(grad, ctx._saved_arrays()[0] > 0)
 
 def relu(input):
     "`max(x, 0)`, elementwise."
@@ -1040,6 +1074,10 @@ class Mean(Function):
     @staticmethod
     def backward(ctx, grad):
         return _kept(grad, ctx.shape, ctx.axes, ctx.keepdim).expand(ctx.shape) / _count(ctx.shape, ctx.axes), None, None
+    @staticmethod
+    def _backward_arrays(ctx, grad):
+        n = grad.dtype.type(_count(ctx.shape, ctx.axes))  # the count in grad's dtype, as the tensor division makes it
+        return _broadcast_to(_kept(grad, ctx.shape, ctx.axes, ctx.keepdim), ctx.shape) / n, None, None
 
 class MeanAll(Mean): _node_name = 'MeanBackward0'
 
@@ -1386,6 +1424,10 @@ class LogSoftmax(Function):
     def backward(ctx, grad):
         y, = ctx.saved_tensors
         return grad - y.exp() * grad.sum(ctx.dim, keepdim=True), None
+    @staticmethod
+    def _backward_arrays(ctx, grad):
+        y, = ctx._saved_arrays()
+        return grad - get_array_module(y).exp(y) * grad.sum(axis=ctx.dim, keepdims=True, dtype=grad.dtype), None
 
 def softmax(input, dim, dtype=None):
     "$e^{x_i} / \\sum_j e^{x_j}$ along `dim`."
@@ -1404,13 +1446,16 @@ class _MatrixTranspose(Function):
     def forward(ctx, x): return x._data.swapaxes(-1, -2)  # the array's method: NumPy's and CuPy's alike
     @staticmethod
     def backward(ctx, grad): return _MatrixTranspose.apply(grad)
+    @staticmethod
+    def _backward_arrays(ctx, grad): return grad.swapaxes(-1, -2)
 
 _mT = _MatrixTranspose.apply
 
 def _check_matmul(a, b, fn):
     "Device, dtype and shapes of a matrix product, with PyTorch's errors."
-    _check_same_device(a, b)
     xa, xb = a._data, b._data
+    if xa.ndim == xb.ndim == 2 and xa.shape[1] == xb.shape[0] and xa.dtype == xb.dtype and a._device is b._device: return  # the common case
+    _check_same_device(a, b)
     if xa.dtype != xb.dtype:
         raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {_type_name(xa.dtype).lower()} != {_type_name(xb.dtype).lower()}")
     sa, sb = xa.shape, xb.shape
@@ -1456,6 +1501,12 @@ class Matmul(Function):
             gb = Matmul.apply(_mT(A.reshape(-1, A.shape[-1])), g.reshape(-1, g.shape[-1])).reshape(b.shape)
         else: gb = Matmul.apply(_mT(A), g).sum_to_size(B.shape).reshape(b.shape)
         return ga, gb
+    @staticmethod
+    def _backward_arrays(ctx, grad):
+        a, b = ctx._saved_arrays()
+        if a.ndim != 2 or b.ndim != 2 or grad.dtype != a.dtype: return NotImplemented  # the two-matrix case only
+        na, nb = ctx.needs_input_grad
+        return (_matmul(grad, b.T) if na else None), (_matmul(a.T, grad) if nb else None)
 
 class Dot(Matmul): _node_name = 'DotBackward0'
 class Mv(Matmul): _node_name = 'MvBackward0'
@@ -1465,7 +1516,7 @@ class Bmm(Matmul): _node_name = 'BmmBackward0'
 # %% ../nbs/03_ops.ipynb #7ab87d8f
 def matmul(input, other):
     "The matrix product, with NumPy's rules for 1-D operands and broadcast batch dimensions."
-    na, nb = input.ndim, other.ndim
+    na, nb = input._data.ndim, other._data.ndim
     return (Dot if na == nb == 1 else Mv if na == 2 and nb == 1 else Mm if na == nb == 2 else Matmul).apply(input, other)
 
 def mm(input, mat2):

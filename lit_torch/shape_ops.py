@@ -51,6 +51,8 @@ class Permute(Function):
         return x._data.transpose(dims)
     @staticmethod
     def backward(ctx, grad): return grad.permute(tuple(np.argsort(ctx.dims).tolist())), None
+    @staticmethod
+    def _backward_arrays(ctx, grad): return grad.transpose(tuple(np.argsort(ctx.dims).tolist())), None  # an array's transpose is permute
 
 def permute(input, dims):
     "A view of `input` with its dimensions reordered as `dims`."
@@ -73,6 +75,8 @@ class Transpose(Function):
         return x._data.swapaxes(dim0, dim1) if x._data.ndim else x._data.view()
     @staticmethod
     def backward(ctx, grad): return grad.transpose(*ctx.dims), None, None
+    @staticmethod
+    def _backward_arrays(ctx, grad): return grad.swapaxes(*ctx.dims) if grad.ndim else grad, None, None
 
 def transpose(input, dim0, dim1):
     "A view of `input` with dimensions `dim0` and `dim1` swapped."
@@ -85,6 +89,8 @@ class MatrixT(Function):
     def forward(ctx, x): return x._data.T
     @staticmethod
     def backward(ctx, grad): return grad.t()
+    @staticmethod
+    def _backward_arrays(ctx, grad): return grad.T
 
 def t(input):
     "The transpose of a matrix; vectors and scalars come back as they are (as views)."
@@ -111,6 +117,8 @@ class Unsqueeze(Function):
         return get_array_module(x._data).expand_dims(x._data, dim)
     @staticmethod
     def backward(ctx, grad): return grad.squeeze(ctx.dim), None
+    @staticmethod
+    def _backward_arrays(ctx, grad): return grad.reshape(grad.shape[:ctx.dim] + grad.shape[ctx.dim + 1:]), None
 
 def unsqueeze(input, dim):
     "A view of `input` with a dimension of size 1 inserted at `dim`."
@@ -124,6 +132,7 @@ class Squeeze(Function):
         return get_array_module(x._data).squeeze(x._data, axes) if axes else x._data.view()
     @staticmethod
     def backward(ctx, grad): return grad.reshape(ctx.shape), None
+    _backward_arrays = backward  # arrays reshape too
 
 class SqueezeDim(Squeeze): _node_name = 'SqueezeBackward1'
 class SqueezeDims(Squeeze): _node_name = 'SqueezeBackward2'

@@ -17,7 +17,7 @@ from . import graph
 
 # %% ../../nbs/02e_engine.ipynb #601ed702
 def _root(t):
-    if not t.requires_grad:
+    if not (t._requires_grad or t.grad_fn is not None):
         raise RuntimeError("element 0 of tensors does not require grad and does not have a grad_fn")
     return (t.grad_fn, t._output_nr) if t.grad_fn is not None else (_accumulator(t), 0)
 
@@ -27,10 +27,12 @@ def _start_grads(outputs, grad_outputs):
         if g is None:
             if t._data.size != 1: raise RuntimeError("grad can be implicitly created only for scalar outputs")
             if t._data.dtype.kind == 'c': raise RuntimeError("grad can be implicitly created only for real scalar outputs")
-            with device_context(t._device): g = _wrap(array_module(t._device).array(1, t._data.dtype).reshape(t._data.shape), t._device)
+            if t._device.type == 'cpu': g = _wrap(np.array(1, t._data.dtype).reshape(t._data.shape), t._device)  # no device context: the common case
+            else:
+                with device_context(t._device): g = _wrap(array_module(t._device).array(1, t._data.dtype).reshape(t._data.shape), t._device)
         elif not isinstance(g, Tensor):
             with device_context(t._device): g = _wrap(array_module(t._device).asarray(g, t._data.dtype), t._device)
-        elif tuple(g.shape) != tuple(t.shape):
+        elif g._data.shape != t._data.shape:
             raise RuntimeError(f"Mismatch in shape: grad_output[0] has a shape of {g.shape} and output[0] has a shape of {t.shape}.")
         grads.append(g)
     return grads

@@ -18,6 +18,7 @@ class BackwardNode(Node):
     _forward_cls = None
     materialize_grads = True
     _saved, _non_differentiable, _dirty = (), (), ()  # class defaults: most nodes never set them
+    _backward_arrays = None  # the function's formula on arrays, if it has one: see "The fast path" below
 
     def save_for_backward(self, *tensors):
         "Keep `tensors` for `backward`; they are checked for in-place changes when unpacked."
@@ -48,8 +49,14 @@ class FunctionMeta(type):
         "The class of this function's nodes, its `ctx`."
         if cls._node_cls is None:
             node_name = cls.__dict__.get('_node_name', cls.__name__ + 'Backward')
-            cls._node_cls = type(node_name, (BackwardNode,), {'_forward_cls': cls, '__module__': cls.__module__})
+            cls._node_cls = type(node_name, (BackwardNode,), {'_forward_cls': cls, '__module__': cls.__module__,
+                                                              '_backward_arrays': _array_formula(cls)})
         return cls._node_cls
+
+def _array_formula(cls):
+    "<code>cls._backward_arrays</code>, if the class whose `backward` runs defines it too (a subclass's new `backward` must not be bypassed)."
+    owner = next((k for k in cls.__mro__ if 'backward' in k.__dict__), object)
+    return staticmethod(getattr(cls, '_backward_arrays')) if '_backward_arrays' in owner.__dict__ else None
 
 # %% ../../nbs/02c_function.ipynb #378de0ca
 class _SavedOutput:
@@ -78,6 +85,17 @@ def _saved_tensors(self):
     return tuple([None if s is None else _unpack(self, s, v) for s, v in self._saved])  # a list: cheaper than a generator
 
 BackwardNode.saved_tensors = property(_saved_tensors)
+
+def _saved_arrays(self):
+    "The arrays of `saved_tensors`, checked the same way, with no tensors made: for a formula on arrays."
+    if self._saved is None: raise RuntimeError(_FREED)
+    arrays = []
+    for s, v in self._saved:
+        if type(s) is _SavedOutput and s.version[0] == v: arrays.append(s.data)
+        else: arrays.append(None if s is None else _unpack(self, s, v)._data)  # an input, or the version error
+    return arrays
+
+BackwardNode._saved_arrays = _saved_arrays
 
 # %% ../../nbs/02c_function.ipynb #864dae27
 class Function(metaclass=FunctionMeta):

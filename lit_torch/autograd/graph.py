@@ -55,6 +55,7 @@ def _edge(t):
 
 # %% ../../nbs/02e_engine.ipynb #deea959e
 import sys, threading
+import numpy as np
 from .._C import array_module, device_context, _FROM_NUMPY, _attach_methods
 from .._tensor import _wrap
 from .grad_mode import _grad_mode
@@ -103,6 +104,27 @@ def _pre_hooks(node, grads):
                 with device_context(t._device): t.grad = _wrap(t.grad._data + grads[nr]._data, t._device)
     return grads
 
+# %% ../../nbs/02e_engine.ipynb #7a3c91e1
+def _one_per_input(node, out):
+    "What `backward` returned, as one gradient per input (extra Nones are allowed), or PyTorch's error."
+    out = out if isinstance(out, tuple) else (out,)
+    n = len(node._edges)
+    if len(out) > n and all(g is None for g in out[n:]): out = out[:n]
+    if len(out) != n: raise RuntimeError(f"function {node.name()} returned an incorrect number of gradients (expected {n}, got {len(out)})")
+    return out
+
+def _wrap_grads(node, arrays, grad):
+    "The gradients a formula on arrays returned: checked as <code>_run_node</code> checks tensors, wrapped on the node's device (`grad` handed on is reused)."
+    device, out = node._output_meta[0][2], []
+    for i, (a, e, meta) in enumerate(zip(_one_per_input(node, arrays), node._edges, node._input_meta)):
+        if a is None or e is None: out.append(None); continue
+        if grad is not None and a is grad._data: out.append(grad); continue  # handed on unchanged, as `sum_to_size` does with tensors
+        if isinstance(a, np.generic): a = np.asarray(a)  # NumPy's ops on 0-d arrays give scalars; a tensor holds an array
+        if a.shape != meta[0]:
+            raise RuntimeError(f"Function {node.name()} returned an invalid gradient at index {i} - got {list(a.shape)} but expected shape compatible with {list(meta[0])}")
+        out.append(_wrap(a, device) if a.dtype == meta[1] else _wrap(a, device).to(_FROM_NUMPY[meta[1]]))
+    return out
+
 # %% ../../nbs/02e_engine.ipynb #860d36c6
 def _call_node(node, grads):
     "Run `node.apply` on its output gradients, on its outputs' device; check and return one gradient per input."
@@ -120,12 +142,10 @@ def _run_node(node, grads):
             if g is None:
                 grads = [g if g is not None else _zeros(m) for g, m in zip(grads, node._output_meta)]
                 break
-    out = node.apply(*grads)
-    out = out if isinstance(out, tuple) else (out,)
-    if len(out) > len(node._edges) and all(g is None for g in out[len(node._edges):]): out = out[:len(node._edges)]  # extra Nones are allowed
-    if len(out) != len(node._edges):
-        raise RuntimeError(f"function {node.name()} returned an incorrect number of gradients (expected {len(node._edges)}, got {len(out)})")
-    out = list(out)
+    if node._backward_arrays is not None and not _grad_mode.enabled:  # no graph to record: the formula on arrays
+        out = node._backward_arrays(node, *[None if g is None else g._data for g in grads])
+        if out is not NotImplemented: return _wrap_grads(node, out, grads[0])
+    out = list(_one_per_input(node, node.apply(*grads)))
     for i, (g, meta) in enumerate(zip(out, node._input_meta)):
         if g is None or node._edges[i] is None: continue
         if g._data.shape != meta[0]:

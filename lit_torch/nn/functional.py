@@ -58,6 +58,11 @@ class Addmm(Function):
         gx = grad.mm(wt.t()) if nx else None
         gwt = grad.t().mm(x).t() if nwt else None  # computed as weight's (out, in) layout, so the weight's grad is contiguous
         return (grad.sum(0) if nb else None), gx, gwt
+    @staticmethod
+    def _backward_arrays(ctx, grad):
+        x, wt = ctx._saved_arrays()
+        nb, nx, nwt = ctx.needs_input_grad
+        return (grad.sum(0) if nb else None), (_ops._matmul(grad, wt.T) if nx else None), (_ops._matmul(grad.T, x).T if nwt else None)
 
 def linear(input, weight, bias=None):
     "`input @ weight.T + bias`, over any leading dimensions: the graph PyTorch builds (`TBackward0`, `AddmmBackward0`...)."
