@@ -46,6 +46,7 @@ def side_by_side_rows(header, rows):
     out = []
     for row in rows:
         if len(row) < len(h): continue
+        if len(h) > 1 and h[1] == 'format': row = [f'{row[0]}, {row[1]}'] + row[1:]  # one workload per (case, format)
         if f is not None:  # a floor column: the floor, and lit_torch over it when the table gives that
             out.append([row[0], row[t], row[l], row[r] if r is not None else '', f'{row[f]} (lit_torch {row[fr]} of it)' if fr is not None else row[f]])
             continue
