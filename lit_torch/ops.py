@@ -879,6 +879,7 @@ class Clamp(Function):
 
 class ClampTensor(Clamp): _node_name = 'ClampBackward0'
 
+# %% ../nbs/03_ops.ipynb #10fcca1e
 def clamp(input, min=None, max=None):
     "Each element limited to `[min, max]`; either bound may be a number, a tensor, or None."
     return (ClampTensor if isinstance(min, Tensor) or isinstance(max, Tensor) else Clamp).apply(input, min, max)
@@ -1696,6 +1697,7 @@ def _type_as(self, other):
 _attach_methods(Tensor, to=_to, type_as=_type_as, cpu=lambda self: _to(self, 'cpu'),
                 cuda=lambda self, device=None, non_blocking=False: _to(self, 'cuda' if device is None else _device_cls(device)))
 
+# %% ../nbs/03_ops.ipynb #1d352f37
 def _dtype_method(name, dt):
     def method(self, memory_format=None): return _to(self, dt) if memory_format is None else _to(self, dt, memory_format=memory_format)
     method.__name__ = method.__qualname__ = name

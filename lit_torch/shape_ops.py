@@ -553,6 +553,7 @@ def _check_index(name, input, dim, index, src=None, int32=True):
         if lo < 0 or hi >= shape[d]: raise RuntimeError(f"index {hi if hi >= shape[d] else lo} is out of bounds for dimension {d} with size {shape[d]}")
     return d
 
+# %% ../nbs/03a_shape.ipynb #57c4faab
 def _pad_to(g, shape):
     "`g` in the top corner of zeros of `shape` (for `src` larger than `index`)."
     if tuple(g.shape) == tuple(shape): return g

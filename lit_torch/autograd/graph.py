@@ -193,6 +193,17 @@ def _deliver(buffers, node, nr, g, deliveries):
     if buf is None: buf = buffers[node] = [None] * _n_outputs(node)
     buf[nr] = g if buf[nr] is None else buf[nr] + g
 
+# %% ../../nbs/02e_engine.ipynb #701c2630
+def _pass_on(node, out, buffers, deps, ready, deliveries):
+    "Hand `node`'s gradients `out` along its edges; a node with no gradient left to wait for joins `ready`."
+    for e, g in zip(node._edges, out):
+        if e is None: continue
+        nxt = e[0]
+        if nxt not in deps: continue
+        if g is not None: _deliver(buffers, nxt, e[1], g, deliveries)
+        deps[nxt] -= 1
+        if deps[nxt] == 0: ready.append(nxt)
+
 # %% ../../nbs/02e_engine.ipynb #89eadaf1
 class _Callbacks(threading.local):
     queue = None  # the callbacks queued during the backward running in this thread
@@ -233,13 +244,7 @@ def _run_backward(roots, grads, retain_graph, create_graph, targets=None):
             if node._post_hooks:
                 for hook in list(node._post_hooks.values()): hook(out, grads_in)
             if not retain_graph: node._saved = None
-            for e, g in zip(node._edges, out):
-                if e is None: continue
-                nxt = e[0]
-                if nxt not in deps: continue
-                if g is not None: _deliver(buffers, nxt, e[1], g, deliveries)
-                deps[nxt] -= 1
-                if deps[nxt] == 0: ready.append(nxt)
+            _pass_on(node, out, buffers, deps, ready, deliveries)
     except BaseException:
         _callbacks.queue = outer
         raise

@@ -519,6 +519,7 @@ def _w_offsets(wa, groups):
     w = wa.reshape((groups, O // groups, Cg) + tuple(wa.shape[2:])).transpose((0,) + tuple(range(3, 3 + nd)) + (1, 2))
     return get_array_module(wa).ascontiguousarray(w)
 
+# %% ../../nbs/04_functional.ipynb #719358b0
 def _from_cl(y, N, out, ba):
     "The product (groups, N·L, O/groups) as the (N, O, *out) output, plus the bias, in one pass."
     (groups, _, Og), nd, xp = y.shape, len(out), get_array_module(y)
@@ -540,7 +541,6 @@ def _col2im_cl(gcols, xshape, geo):
         acc[(slice(None),) + sl] += src[k]
     acc = acc[(slice(None),) + tuple(slice(lo, lo + s) for s, (lo, _) in zip(xshape[2:], pads))]
     return xp.ascontiguousarray(acc.reshape(acc.shape[:1 + nd] + (C,)).transpose((0, 1 + nd) + tuple(range(1, 1 + nd))))
-
 
 # %% ../../nbs/04_functional.ipynb #93feb283
 def _conv_out_size(xshape, ksize, geo):
@@ -949,6 +949,7 @@ class _Separable(Function):
     @staticmethod
     def backward(ctx, grad): return _Separable.apply(grad, tuple(A.T for A in ctx.mats)), None
 
+# %% ../../nbs/04_functional.ipynb #039533ca
 def _adaptive_avg_pool(input, output_size, nd):
     name = f'adaptive_avg_pool{nd}d'
     if not isinstance(output_size, numbers.Integral) and output_size is not None and len(output_size) >= input.ndim:
@@ -1121,6 +1122,7 @@ class _CrossEntropyProbs(Function):
         gt = _like(-g * (1 - eps) * (lp * wb if wb is not None else lp), grad) if nt else None
         return gx, gt, None, None, None
 
+# %% ../../nbs/04_functional.ipynb #ade66a7b
 def _cross_entropy_probs_composite(x, target, weight, reduction, label_smoothing):
     C = x.shape[1]
     q = target * (1 - label_smoothing) + label_smoothing / C if label_smoothing else target

@@ -188,6 +188,9 @@ def named_buffers(self, prefix='', recurse=True, remove_duplicate=True):
     "Yield `(name, buffer)` for every buffer, each once."
     return _named_members(self, lambda m: m._buffers.items(), prefix, recurse, remove_duplicate)
 
+_attach_methods(Module, named_modules=named_modules, named_parameters=named_parameters, named_buffers=named_buffers)
+
+# %% ../../../nbs/05a_module.ipynb #cc16d315
 def named_children(self):
     "Yield `(name, module)` for each direct child, each once."
     memo = set()
@@ -212,8 +215,8 @@ def children(self):
     "Yield each direct child module, each once."
     for _, m in self.named_children(): yield m
 
-_attach_methods(Module, named_modules=named_modules, named_parameters=named_parameters, named_buffers=named_buffers,
-                named_children=named_children, modules=modules, parameters=parameters, buffers=buffers, children=children)
+_attach_methods(Module, named_children=named_children, modules=modules, parameters=parameters, buffers=buffers,
+                children=children)
 Module.__hash__ = object.__hash__
 
 # %% ../../../nbs/05a_module.ipynb #3cadb275
