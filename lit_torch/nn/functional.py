@@ -259,14 +259,22 @@ def silu(input, inplace=False):
     return _maybe_inplace(Silu.apply, input, inplace)
 
 # %% ../../nbs/04_functional.ipynb #62b1c5cb
+def _random_bits(gen, shape):
+    "32 random bits per element from NumPy generator `gen`: two from each of its raw 64-bit draws."
+    n = math.prod(shape)
+    return gen.bit_generator.random_raw((n + 1) // 2).view(np.uint32)[:n].reshape(shape)
+
 def _keep_mask(x, p):
     "Bernoulli(1-p) keep-mask scaled by 1/(1-p), in `x`'s dtype, from `x`'s device's default generator."
     a, d = x._data, x._device
     g = default_generator_for(d)
-    dt = np.float64 if a.dtype == np.float64 else np.float32
     scale = a.dtype.type(0 if p == 1 else 1 / (1 - p))
-    if d.type == 'cpu': return (g.numpy().random(a.shape, dtype=dt) >= p).astype(a.dtype) * scale
-    with device_context(d): return (g.cupy().random_sample(a.shape, dtype=dt) >= p).astype(a.dtype) * scale
+    if d.type == 'cpu': keep = _random_bits(g.numpy(), a.shape) >= np.uint32(min(round(p * 2 ** 32), 2 ** 32 - 1))
+    else:
+        with device_context(d): keep = g.cupy().random_sample(a.shape, dtype=np.float64 if a.dtype == np.float64 else np.float32) >= p
+    mask = keep.astype(a.dtype)
+    mask *= scale
+    return mask
 
 class NativeDropout(Function):
     "Multiply by a given scaled keep-mask; the gradient is multiplied by the same mask."
