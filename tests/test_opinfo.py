@@ -11,7 +11,9 @@ dtype) are copied through NumPy into fresh torch and lit_torch tensors, run on b
 forward values, shape and dtype of every output on float32/float64 (and int64/bool where the op
 supports them), the inputs after the call (in-place effects), float64 gradients of every input for a
 seeded random grad_output, and exceptions (same builtin type on both sides, also for the OpInfo's
-`error_inputs`). Each (dtype, sample) is one *item*.
+`error_inputs`). Each (dtype, sample) is one *item*. A float32 output outside the tolerance still passes
+when it is as close to torch's float64 result as a few times torch's own float32 error (`_as_accurate_as_torch`):
+sums with cancellation round by summation order, which BLAS and NumPy pick by memory alignment.
 
 Known differences live in tests/opinfo_known_failures.json (generated): a test whose failing items are
 all known is an xfail (the suite stays green and says so); a failure not in the file fails the suite,
@@ -456,7 +458,9 @@ def run_item(t_fn, l_fn, frozen, mode, in_place, tol, shape_only, seed):
     if not l_ok:
         if _lacks(l_out): raise Missing(_lacks(l_out))
         raise _Fail(f'lit_torch raised {_msg(l_out)}')
-    compare(t_out, l_out, tol, shape_only, 'output')
+    try: compare(t_out, l_out, tol, shape_only, 'output')
+    except _Fail:
+        if not (mode in ('f32', 'ref32') and _as_accurate_as_torch(t_fn, frozen, t_out, l_out, tol)): raise
     if in_place and isinstance(t_out, torch.Tensor) and t_out is t_in and l_out is not l_in:
         raise _Fail('in-place variant returned a new tensor, not self')
     for i, ((_, tt), (_, ll)) in enumerate(zip(t_leaves, l_leaves)):
@@ -489,6 +493,35 @@ def run_item(t_fn, l_fn, frozen, mode, in_place, tol, shape_only, seed):
                 raise _Fail(f'grad of input {i}: ' + ('lit_torch gave none' if lg is None else 'torch gave none, lit_torch nonzero'))
             continue
         compare(tg, lg, tol, shape_only, f'grad of input {i}')
+
+def _upcast(obj):
+    "The frozen sample with its float32 tensors in float64."
+    if isinstance(obj, _T): return _T(obj.array.astype(np.float64), 'float64', obj.requires_grad) if obj.dtype == 'float32' else obj
+    if isinstance(obj, tuple) and hasattr(obj, '_fields'): return type(obj)(*(_upcast(x) for x in obj))
+    if isinstance(obj, (list, tuple)) and not isinstance(obj, _Size): return type(obj)(_upcast(x) for x in obj)
+    if isinstance(obj, dict): return {k: _upcast(v) for k, v in obj.items()}
+    return obj
+
+ACCURACY_FACTOR = 4
+def _as_accurate_as_torch(t_fn, frozen, t_out, l_out, tol):
+    """A float32 output that differs from torch's by more than the tolerance passes when it is as close to the
+    float64 result as torch's own float32 one is, within ACCURACY_FACTOR times torch's largest error on the
+    sample: a sum with cancellation (a convolution of values in [-9, 9]) rounds differently with the
+    summation order, which OpenBLAS and NumPy choose by alignment, so a fixed tolerance passes or fails by luck."""
+    t_in, t_args, t_kw = thaw(_upcast(frozen), torch, {}, [])
+    ok, r_out = _call(t_fn, t_in, t_args, t_kw)
+    if not ok: return False
+    pairs = _tensors(t_out, l_out)
+    refs = [r for r, _ in _tensors(r_out, r_out)]
+    if len(refs) != len(pairs): return False
+    for (t, l), r in zip(pairs, refs):
+        if t.dtype != torch.float32 or r.dtype != torch.float64 or tuple(r.shape) != tuple(t.shape): return False
+        a, b, ref = _np(l).astype(np.float64), _np(t).astype(np.float64), _np(r)
+        rtol, atol = tol['float32']
+        torch_err = np.nanmax(np.abs(b - ref), initial=0)
+        close = np.abs(a - ref) <= ACCURACY_FACTOR * torch_err + atol + rtol * np.abs(ref)
+        if not (close | (np.isnan(a) & np.isnan(ref))).all(): return False
+    return True
 
 def run_error_item(t_fn, l_fn, frozen, expected):
     "An OpInfo error input: lit_torch must raise what torch raises (its builtin type), as the OpInfo says it does."
