@@ -105,11 +105,41 @@ def browser():
         b.close()
 
 
-@pytest.fixture
-def page(browser):
-    "A fresh browser tab that reaches only the local site (the theme asks Google for its font)."
+def new_tab(browser):
+    "A browser tab that reaches only the local site (the theme asks Google for its font)."
     pg = browser.new_page(viewport={'width': 1400, 'height': 900})
     pg.route(re.compile(r'^https?://(?!127\.0\.0\.1[:/])'), lambda route: route.abort())
+    return pg
+
+
+@pytest.fixture
+def page(browser):
+    "A fresh tab for a test that navigates."
+    pg = new_tab(browser)
+    yield pg
+    pg.close()
+
+
+@pytest.fixture(scope='module', params=NOTEBOOKS, ids=[nb.stem for nb in NOTEBOOKS])
+def nb(request):
+    "One notebook. Module-scoped, so pytest runs each page's checks together and `loaded` opens the page once."
+    return request.param
+
+
+@pytest.fixture(scope='module')
+def loaded(browser, site, nb):
+    "The page of notebook `nb`, loaded once for every check that only reads it."
+    pg = new_tab(browser)
+    open_page(pg, site, page_name(nb))
+    yield pg
+    pg.close()
+
+
+@pytest.fixture(scope='module')
+def search_page(browser, site):
+    "The home page, whose search box the search checks type into one after another."
+    pg = new_tab(browser)
+    open_page(pg, site, 'index.html')
     yield pg
     pg.close()
 
@@ -134,16 +164,11 @@ def site_url():
     return cfg['DEFAULT']['doc_host'].rstrip('/') + cfg['DEFAULT']['doc_baseurl'].rstrip('/') + '/'
 
 
-by_page = pytest.mark.parametrize('nb', NOTEBOOKS, ids=[nb.stem for nb in NOTEBOOKS])
-
-
 # ---- the checks
 
-@by_page
-def test_page_exists(site, page, nb):
+def test_page_exists(loaded):
     "Every notebook has its page, titled by its first heading."
-    open_page(page, site, page_name(nb))
-    assert page.locator('h1.title').count() == 1
+    assert loaded.locator('h1.title').count() == 1
 
 
 def test_sidebar_lists_the_pages(site, page):
@@ -154,63 +179,57 @@ def test_sidebar_lists_the_pages(site, page):
     assert links == [page_name(nb) for nb in in_order]
 
 
-@by_page
-def test_show_doc_anchors(site, page, nb):
+def test_show_doc_anchors(loaded, nb):
     "Each documented export has a show_doc heading with its anchor, and a link (the table of contents) to it."
-    open_page(page, site, page_name(nb))
+    heads, links = loaded.evaluate("""() => [[...document.querySelectorAll('h2[id], h3[id], h4[id]')].map(h => h.id),
+                                            [...document.querySelectorAll('a[href^="#"]')].map(a => a.getAttribute('href'))]""")
     for name in documented_names(nb):
         anchor = name.lower()  # heading ids are lower case, as Pandoc and nbdev's doc links make them
-        assert page.locator(f'h2[id="{anchor}"], h3[id="{anchor}"], h4[id="{anchor}"]').count(), f"no heading for {name}"
-        assert page.locator(f'a[href="#{anchor}"]').count(), f"no link to #{anchor}"
+        assert anchor in heads, f"no heading for {name}"
+        assert f'#{anchor}' in links, f"no link to #{anchor}"
 
 
-@by_page
-def test_images_load(site, page, nb):
+def test_images_load(loaded, nb):
     "Every image loads, and each plot the notebook shows is on its page."
-    open_page(page, site, page_name(nb))
-    broken = page.eval_on_selector_all('img', 'is => is.filter(i => !(i.complete && i.naturalWidth > 0)).map(i => i.src.slice(0, 80))')
+    broken = loaded.eval_on_selector_all('img', 'is => is.filter(i => !(i.complete && i.naturalWidth > 0)).map(i => i.src.slice(0, 80))')
     assert not broken
-    assert page.locator('main img').count() >= image_count(nb)
+    assert loaded.locator('main img').count() >= image_count(nb)
 
 
-@by_page
-def test_code_highlighted(site, page, nb):
+def test_code_highlighted(loaded, nb):
     "Code is highlighted: its tokens show in several colours."
     if not any(shown(d) and src.strip() for d, src, _ in code_cells(nb)): pytest.skip('shows no code')
-    open_page(page, site, page_name(nb))
-    colours = page.eval_on_selector_all('main code.sourceCode span[class]', 'es => [...new Set(es.map(e => getComputedStyle(e).color))]')
+    colours = loaded.eval_on_selector_all('main code.sourceCode span[class]', 'es => [...new Set(es.map(e => getComputedStyle(e).color))]')
     assert len(colours) >= 3, f"code is not highlighted: its tokens have the colours {colours}"
 
 
-@by_page
-def test_search_finds_function(site, page, nb):
+def test_search_finds_function(search_page, nb):
     "Typing a function's name into the site's search box lists its show_doc entry."
     names = documented_names(nb)
     if not names: pytest.skip('documents no function')
     name = 'set_default_dtype' if 'set_default_dtype' in names else names[0]
-    open_page(page, site, 'index.html')
-    page.fill('.smalldocs-search input', name)
-    page.wait_for_selector('.smalldocs-search-results.show', timeout=5000)  # shown once the results are in
-    hrefs = page.eval_on_selector_all('a.search-result', 'as => as.map(a => a.getAttribute("href"))')
-    assert any(h.endswith(f'{page_name(nb)}#{name.lower()}') for h in hrefs), hrefs
+    want = f'{page_name(nb)}#{name.lower()}'
+    search_page.fill('.smalldocs-search input', name)
+    search_page.wait_for_selector('.smalldocs-search-results.show', timeout=5000)  # shown once the results are in
+    listed = "want => [...document.querySelectorAll('a.search-result')].some(a => a.getAttribute('href').endsWith(want))"
+    try: search_page.wait_for_function(listed, arg=want, timeout=5000)  # the previous check's results may show until then
+    except Exception: pass  # timed out: the assertion names what is listed
+    hrefs = search_page.eval_on_selector_all('a.search-result', 'as => as.map(a => a.getAttribute("href"))')
+    assert any(h.endswith(want) for h in hrefs), hrefs
 
 
-@by_page
-def test_no_hidden_source(site, page, nb):
+def test_no_hidden_source(site, loaded, nb):
     "No line of a `#| hide` cell shows on the page, nor in the page's entries of the search index."
-    open_page(page, site, page_name(nb))
-    text, html = page.evaluate('document.body.textContent'), page.content()
+    text, html = loaded.evaluate('document.body.textContent'), loaded.content()
     entries = json.loads(fetch(site + 'search.json')[1])
     index = ' '.join(e['text'] for e in entries if e['href'].split('#')[0] == page_name(nb))
     for line in hidden_lines(nb):
         assert line not in text and line not in html and line not in index, line
 
 
-@by_page
-def test_code_fits_its_column(site, page, nb):
+def test_code_fits_its_column(loaded):
     "No code block spills out of the text column; a block written in prose (a diagram, a call tree) fits it without a scrollbar."
-    open_page(page, site, page_name(nb))
-    bad = page.evaluate("""() => {
+    bad = loaded.evaluate("""() => {
         const main = document.querySelector('main'), right = main.getBoundingClientRect().right + 1;
         return [...main.querySelectorAll('pre')].flatMap(pre => {
             const spills = pre.getBoundingClientRect().right > right;
@@ -222,12 +241,10 @@ def test_code_fits_its_column(site, page, nb):
     assert not bad, bad
 
 
-@by_page
-def test_internal_links(site, page, nb):
+def test_internal_links(site, loaded):
     "Every link within the site (doc links to the published site too) reaches a page, and its #anchor exists there."
-    open_page(page, site, page_name(nb))
     published = site_url()
-    for href in set(page.eval_on_selector_all('a[href]', 'as => as.map(a => a.href)')):
+    for href in set(loaded.eval_on_selector_all('a[href]', 'as => as.map(a => a.href)')):
         if href.startswith(published): href = urljoin(site, href[len(published):])
         if not href.startswith(site): continue
         url, anchor = urldefrag(href)
@@ -250,7 +267,6 @@ def test_screenshots(site, page):
     assert (out/'home.png').stat().st_size > 10_000
 
 
-@pytest.mark.parametrize('nb', NOTEBOOKS, ids=[nb.stem for nb in NOTEBOOKS])
 def test_no_section_heading_takes_a_documented_anchor(nb):
     "A markdown heading whose id would equal a documented name's pushes that name's show_doc anchor to `name-1` (no site needed)."
     names = {n.lower() for n in documented_names(nb)}
