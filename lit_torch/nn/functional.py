@@ -460,7 +460,7 @@ def _conv_forward(xa, wa, ba, geo):
     cols, out = _columns(xa, wa.shape, geo)
     if cols.ndim == 4: return _per_image_forward(wa, cols, ba, out), cols
     cm = _channel_major(wa.shape, geo[3], xa.shape[0], out)
-    return _from_cl(_w_mat(wa, geo[3], cm) @ cols.swapaxes(-1, -2), xa.shape[0], out, ba), cols
+    return _from_cl(cols @ _w_mat(wa, geo[3], cm).swapaxes(-1, -2), xa.shape[0], out, ba), cols
 
 
 # %% ../../nbs/04_functional.ipynb #d523f509
@@ -529,12 +529,12 @@ def _w_offsets(wa, groups):
 
 # %% ../../nbs/04_functional.ipynb #719358b0
 def _from_cl(y, N, out, ba):
-    "The product W·colsᵀ (groups, O/groups, N·L) as the (N, O, *out) output, plus the bias, in one pass."
-    (groups, Og, _), L, xp = y.shape, int(np.prod(out)), get_array_module(y)
-    y = y.reshape(groups, Og, N, L).transpose(2, 0, 1, 3)  # (N, groups, O/groups, L): whole runs of L positions move
+    "The product (groups, N·L, O/groups) as the (N, O, *out) output, plus the bias, in one pass."
+    (groups, _, Og), nd, xp = y.shape, len(out), get_array_module(y)
+    y = y.reshape((groups, N) + out + (Og,)).transpose((1, 0, 2 + nd) + tuple(range(2, 2 + nd)))
     res = xp.empty((N, groups * Og) + out, y.dtype)
-    if ba is None: res.reshape(N, groups, Og, L)[...] = y
-    else: xp.add(y, ba.reshape(groups, Og, 1), out=res.reshape(N, groups, Og, L))
+    if ba is None: res.reshape((N, groups, Og) + out)[...] = y
+    else: xp.add(y, ba.reshape((groups, Og) + (1,) * nd), out=res.reshape((N, groups, Og) + out))
     return res
 
 def _col2im_cl(gcols, xshape, geo):
