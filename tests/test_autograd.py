@@ -361,3 +361,31 @@ def test_view_records_its_base_like_torch():
         assert v._base is h and h._base is None and v.t()._base is h
         v.mul_(2)
         assert h.grad_fn.name().endswith('CopySlices') and type(v.grad_fn).__name__ == 'AsStridedBackward0'
+
+
+def test_gradients_taken_without_a_copy_alias_nothing():
+    """The engine hands a fresh gradient's array to `.grad` without copying it (nbs/02e_engine, `_fresh`): on random small graphs
+    of adds, products, views, sums and expands, no leaf's `.grad` shares memory with another's, a kept intermediate, a leaf or
+    the caller's gradient; and a second backward (accumulating in place) changes none of the kept intermediates."""
+    import random
+    rng = random.Random(0)
+    ops = [lambda a, b: a + b, lambda a, b: a - b, lambda a, b: a * b, lambda a, b: a.reshape(-1), lambda a, b: a.sum(0, keepdim=True),
+           lambda a, b: a.expand(2, *a.shape), lambda a, b: a.clone(), lambda a, b: -a]
+    for trial in range(400):
+        leaves = [lt.randn(*rng.choice([(3, 4), (4,), (2, 3, 4)]), requires_grad=True) for _ in range(3)]
+        xs, kept = list(leaves), []
+        for _ in range(rng.randint(1, 6)):
+            try: y = rng.choice(ops)(rng.choice(xs), rng.choice(xs))
+            except RuntimeError: continue  # shapes that do not broadcast
+            xs.append(y)
+            if rng.random() < 0.3: kept.append(y)
+        out = sum(x.sum() for x in xs[3:]) if len(xs) > 3 else leaves[0].sum()
+        g = lt.tensor(2.0)
+        out.backward(g, retain_graph=True)
+        grads = [l.grad for l in leaves if l.grad is not None]
+        for gr in grads:
+            for o in grads + kept + leaves + [g]:
+                assert o is gr or not np.shares_memory(gr._data, o._data), f'trial {trial}: a .grad shares memory'
+        before = [k._data.copy() for k in kept]
+        out.backward()
+        for k, b in zip(kept, before): np.testing.assert_array_equal(k._data, b, err_msg=f'trial {trial}')

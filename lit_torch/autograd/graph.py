@@ -178,10 +178,16 @@ def _accumulate_grad(v, grad, create_graph, deliveries):
 
 # %% ../../nbs/02e_engine.ipynb #51cc6c6b
 def _fresh(g, deliveries):
-    "Delivered once, owning its memory, and held by no other tensor: `.grad` can take `g`'s array as it is."
-    if deliveries is None or deliveries.get(id(g._data)) != 1 or g._data.base is not None: return False
+    "Delivered once, the only way to its memory, and held by no other tensor: `.grad` can take `g`'s array as it is."
+    if deliveries is None or deliveries.get(id(g._data)) != 1 or not _sole_owner(g._data): return False
     # what the engine itself holds: the tensor in grads_in and in four frames, plus the call's argument; the array in the tensor, plus the argument
     return sys.getrefcount(g) <= 7 and sys.getrefcount(g._data) <= 2
+
+def _sole_owner(a):
+    "`a` owns its memory, or is a contiguous view of all of an array that nothing else holds (a reshaped product)."
+    if a.base is None: return True
+    # the base's references: the view's, and getrefcount's argument (a local name would be one more)
+    return type(a.base) is type(a) and a.base.base is None and a.flags.c_contiguous and a.nbytes == a.base.nbytes and sys.getrefcount(a.base) <= 2
 
 def _n_outputs(node): return 1 if isinstance(node, AccumulateGrad) else len(node._output_meta)
 
@@ -191,7 +197,15 @@ def _deliver(buffers, node, nr, g, deliveries):
     deliveries[key] = deliveries.get(key, 0) + 1
     buf = buffers.get(node)
     if buf is None: buf = buffers[node] = [None] * _n_outputs(node)
-    buf[nr] = g if buf[nr] is None else buf[nr] + g
+    if buf[nr] is None: buf[nr] = g; return
+    _forget(deliveries, (buf[nr], g))
+    buf[nr] = total = buf[nr] + g
+    deliveries[id(total._data)] = 1  # a new array, in this buffer alone
+
+def _forget(deliveries, grads, kept=()):
+    "Drop the counts of gradients the engine no longer holds (bar those in `kept`): a freed array's id goes to the next one."
+    for g in grads:
+        if g is not None and not any(g is k for k in kept): deliveries.pop(id(g._data), None)
 
 # %% ../../nbs/02e_engine.ipynb #701c2630
 def _pass_on(node, out, buffers, deps, ready, deliveries):
@@ -239,12 +253,14 @@ def _run_backward(roots, grads, retain_graph, create_graph, targets=None):
                 g = grads_in[0]
                 if targets is None and g is not None:
                     _accumulate(node, g, create_graph, deliveries)
+                    _forget(deliveries, grads_in)
                 continue
             out = _call_node(node, grads_in)
             if node._post_hooks:
                 for hook in list(node._post_hooks.values()): hook(out, grads_in)
             if not retain_graph: node._saved = None
             _pass_on(node, out, buffers, deps, ready, deliveries)
+            _forget(deliveries, grads_in, out)
     except BaseException:
         _callbacks.queue = outer
         raise
