@@ -269,12 +269,12 @@ def _keep_mask(x, p):
     a, d = x._data, x._device
     g = default_generator_for(d)
     scale = a.dtype.type(0 if p == 1 else 1 / (1 - p))
-    if d.type == 'cpu': keep = _random_bits(g.numpy(), a.shape) >= np.uint32(min(round(p * 2 ** 32), 2 ** 32 - 1))
-    else:
-        with device_context(d): keep = g.cupy().random_sample(a.shape, dtype=np.float64 if a.dtype == np.float64 else np.float32) >= p
-    mask = keep.astype(a.dtype)
-    mask *= scale
-    return mask
+    with device_context(d):  # on a GPU, the mask's own device is current for every kernel that makes it
+        if d.type == 'cpu': keep = _random_bits(g.numpy(), a.shape) >= np.uint32(min(round(p * 2 ** 32), 2 ** 32 - 1))
+        else: keep = g.cupy().random_sample(a.shape, dtype=np.float64 if a.dtype == np.float64 else np.float32) >= p
+        mask = keep.astype(a.dtype)
+        mask *= scale
+        return mask
 
 class NativeDropout(Function):
     "Multiply by a given scaled keep-mask; the gradient is multiplied by the same mask."
