@@ -193,12 +193,14 @@ def _n_outputs(node): return 1 if isinstance(node, AccumulateGrad) else len(node
 
 def _deliver(buffers, node, nr, g, deliveries):
     "Add gradient `g` into slot `nr` of `node`'s buffer, counting the deliveries of its array."
-    key = id(g._data)
-    deliveries[key] = deliveries.get(key, 0) + 1
     buf = buffers.get(node)
     if buf is None: buf = buffers[node] = [None] * _n_outputs(node)
-    if buf[nr] is None: buf[nr] = g; return
-    _forget(deliveries, (buf[nr], g))
+    if buf[nr] is None:
+        key = id(g._data)
+        deliveries[key] = deliveries.get(key, 0) + 1
+        buf[nr] = g
+        return
+    _forget(deliveries, (buf[nr], g))  # both terms end here, in the sum
     buf[nr] = total = buf[nr] + g
     deliveries[id(total._data)] = 1  # a new array, in this buffer alone
 
@@ -253,7 +255,7 @@ def _run_backward(roots, grads, retain_graph, create_graph, targets=None):
                 g = grads_in[0]
                 if targets is None and g is not None:
                     _accumulate(node, g, create_graph, deliveries)
-                    _forget(deliveries, grads_in)
+                    deliveries.pop(id(g._data), None)  # taken or copied: forgotten (see `_forget`)
                 continue
             out = _call_node(node, grads_in)
             if node._post_hooks:
