@@ -36,7 +36,7 @@ import numpy as np
 from ._C import get_array_module
 from ._tensor import Tensor, Size, tensor, zeros, _wrap
 from .autograd.function import Function
-from .ops import _broadcast_shape, _check_same_device, _type_name, where as _where
+from .ops import _broadcast_shape, _check_same_device, _type_name, _write_out, where as _where
 from .shape_ops import BlockDiag, _atleast_1d, _atleast_2d, _atleast_3d, stack
 
 # %% ../nbs/03f_indexing.ipynb #27043376
@@ -212,7 +212,7 @@ def chain_matmul(*matrices, out=None):
         if m._data.ndim != 2: raise RuntimeError(f"Tensor dimension is {m._data.ndim}, expected 2 instead.")
     result = matrices[0].clone() if len(matrices) == 1 else matrices[0]
     for m in matrices[1:]: result = result.mm(m)
-    return result
+    return result if out is None else _write_out(out, result, 'chain_matmul')
 
 def unravel_index(indices, shape):
     "The coordinates in a tensor of `shape` of the flat `indices`: one int64 tensor per dimension."
@@ -256,6 +256,7 @@ from .linalg import matrix_norm as _matrix_norm, vector_norm as _linalg_vector_n
 # %% ../nbs/03i_linalg.ipynb #1826426d
 def norm(input, p='fro', dim=None, keepdim=False, out=None, dtype=None):
     "The old norm: a vector norm (p a number, or 'fro' over at most two dims) or a matrix norm ('nuc', or 'fro' over two dims)."
+    if out is not None: return _write_out(out, norm(input, p, dim, keepdim, dtype=dtype), 'norm')
     dims = [dim] if isinstance(dim, int) else dim
     if isinstance(p, str):
         if p == 'fro' and (dim is None or isinstance(dim, int) or len(dim) <= 2):
@@ -267,7 +268,8 @@ def norm(input, p='fro', dim=None, keepdim=False, out=None, dtype=None):
 def lu(A, pivot=True, get_infos=False, out=None):
     "`(LU, pivots)` (and `infos` if `get_infos`): the packed LU factorization; without `get_infos` a singular matrix raises."
     LU, pivots, infos = _lu_factor_ex(A, pivot=pivot, check_errors=not get_infos)
-    return (LU, pivots, infos) if get_infos else (LU, pivots)
+    result = (LU, pivots, infos) if get_infos else (LU, pivots)
+    return result if out is None else _write_out(out, result, 'lu')
 
 # %% ../nbs/03i_linalg.ipynb #79d7f58d
 _attach_methods(Tensor, norm=lambda self, p='fro', dim=None, keepdim=False, dtype=None: norm(self, p, dim, keepdim, dtype=dtype),

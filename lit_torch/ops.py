@@ -300,10 +300,12 @@ def _float(a):
     return a if a.dtype.kind in 'fcV' else a.astype(get_default_dtype().numpy)  # V: ml_dtypes' bfloat16, float8
 
 _TYPE_NAMES = {'float16': 'Half', 'float32': 'Float', 'float64': 'Double', 'int8': 'Char', 'int16': 'Short',
-               'int32': 'Int', 'int64': 'Long', 'uint8': 'Byte', 'bool': 'Bool', 'bfloat16': 'BFloat16'}
+               'int32': 'Int', 'int64': 'Long', 'uint8': 'Byte', 'uint16': 'UInt16', 'uint32': 'UInt32', 'uint64': 'UInt64',
+               'bool': 'Bool', 'bfloat16': 'BFloat16', 'complex64': 'ComplexFloat', 'complex128': 'ComplexDouble'}
 def _type_name(dt):
-    "PyTorch's C++ name of a NumPy dtype: float32 → 'Float'."
-    return _TYPE_NAMES[np.dtype(dt).name]
+    "PyTorch's C++ name of a NumPy dtype: float32 → 'Float', float8_e4m3fn → 'Float8_e4m3fn'."
+    name = np.dtype(dt).name
+    return _TYPE_NAMES.get(name) or name.capitalize()
 
 def _const(a, like):
     "A constant tensor (no graph) holding array `a`, on the device of tensor `like`."
@@ -1390,6 +1392,27 @@ def _softmax_input(x, dim, name):
     if a.dtype.kind not in 'fV': raise NotImplementedError(f"\"{name}_lastdim_kernel_impl\" not implemented for '{_type_name(a.dtype)}'")
     return a, _wrap_dim(dim, a.ndim) if a.ndim else ()
 
+_BLOCK = 1 << 19  # bytes of rows taken at once: with its temporaries, a block stays in L2
+
+def _rows_at_once(a, ax):
+    "Rows per block, or 0 where one vectorized pass serves: a small array, a GPU's, or a reduction off the contiguous last axis."
+    if type(a) is not np.ndarray or a.nbytes < 8 * _BLOCK or ax != a.ndim - 1 or not a.flags.c_contiguous: return 0
+    return builtins.max(1, _BLOCK // (a.shape[-1] * a.itemsize))
+
+def _softmax_rows(a, rows, log):
+    "Softmax (log-softmax where `log`) along the last axis of the NumPy array `a`, `rows` rows at a time."
+    out = np.empty_like(a)
+    for r, o in zip(_blocks(a, rows), _blocks(out, rows)):
+        np.subtract(r, r.max(axis=-1, keepdims=True), out=o)
+        if log: o -= np.log(np.exp(o).sum(axis=-1, keepdims=True))
+        else: np.exp(o, out=o); o /= o.sum(axis=-1, keepdims=True)
+    return out
+
+def _blocks(a, rows):
+    "Views of `rows` rows at a time of `a`'s 2-D view, last axis kept."
+    a = a.reshape(-1, a.shape[-1])
+    return (a[i:i + rows] for i in range(0, len(a), rows))
+
 class Softmax(Function):
     _node_name = 'SoftmaxBackward0'
     @staticmethod
@@ -1397,11 +1420,11 @@ class Softmax(Function):
         a, ax = _softmax_input(x, dim, 'softmax')
         ctx.dim = ax
         if not a.size: return _saved_output(ctx, a.copy(), x)  # nothing to normalise (NumPy's max would refuse)
+        if rows := _rows_at_once(a, ax): return _saved_output(ctx, _softmax_rows(a, rows, log=False), x)
         e = _array(a - a.max(axis=ax, keepdims=True))
         xp = get_array_module(e)
         xp.exp(e, out=e)
         e /= e.sum(axis=ax, keepdims=True)
-        ctx.dim = ax
         return _saved_output(ctx, e, x)
     @staticmethod
     def backward(ctx, grad):
@@ -1416,10 +1439,10 @@ class LogSoftmax(Function):
         a, ax = _softmax_input(x, dim, 'log_softmax')
         ctx.dim = ax
         if not a.size: return _saved_output(ctx, a.copy(), x)
+        if rows := _rows_at_once(a, ax): return _saved_output(ctx, _softmax_rows(a, rows, log=True), x)
         s = _array(a - a.max(axis=ax, keepdims=True))
         xp = get_array_module(s)
         s -= xp.log(xp.exp(s).sum(axis=ax, keepdims=True))
-        ctx.dim = ax
         return _saved_output(ctx, s, x)
     @staticmethod
     def backward(ctx, grad):
@@ -1428,7 +1451,17 @@ class LogSoftmax(Function):
     @staticmethod
     def _backward_arrays(ctx, grad):
         y, = ctx._saved_arrays()
+        if rows := _rows_at_once(y, ctx.dim): return _log_softmax_backward_rows(y, grad, rows), None
         return grad - get_array_module(y).exp(y) * grad.sum(axis=ctx.dim, keepdims=True, dtype=grad.dtype), None
+
+def _log_softmax_backward_rows(y, grad, rows):
+    "The fused backward $g - e^y \\sum g$, `rows` rows at a time."
+    out = np.empty_like(y)
+    for yb, g, o in zip(_blocks(y, rows), _blocks(grad, rows), _blocks(out, rows)):
+        np.exp(yb, out=o)
+        o *= g.sum(axis=-1, keepdims=True, dtype=grad.dtype)
+        np.subtract(g, o, out=o)
+    return out
 
 def softmax(input, dim, dtype=None):
     "$e^{x_i} / \\sum_j e^{x_j}$ along `dim`."
@@ -2885,18 +2918,21 @@ def rsub(input, other, *, alpha=1):
 _EXACT_OUT = set('mm matmul bmm dot mv vdot addmm addmv addbmm baddbmm addr cross inner logcumsumexp histc softmax log_softmax '
                  'amax amin max min argmax argmin aminmax cummax cummin frexp clamp clamp_min clamp_max where all any'.split())
 _C_NAMES = {'float32': 'float', 'float64': 'double', 'float16': 'c10::Half', 'int64': 'long int', 'int32': 'int',
-            'int16': 'short int', 'int8': 'signed char', 'uint8': 'unsigned char', 'bool': 'bool'}
+            'int16': 'short int', 'int8': 'signed char', 'uint8': 'unsigned char', 'bool': 'bool',
+            'complex64': 'c10::complex<float>', 'complex128': 'c10::complex<double>'}
 
 def _write_out(out, result, name):
     "Write `result` (a tensor, or a tuple of them) into `out` with PyTorch's out= rules; return `out`."
-    if isinstance(result, tuple): return type(result)(*(_write_out(o, r, name) for o, r in zip(out, result)))
+    if isinstance(result, tuple):
+        written = tuple(_write_out(o, r, name) for o, r in zip(out, result))
+        return written if type(result) is tuple else type(result)(*written)  # a namedtuple: return_types.*
     if not isinstance(out, Tensor): raise TypeError(f"{name}(): argument 'out' must be Tensor, not {type(out).__name__}")
     if _grad_mode.enabled and (result.requires_grad or out.requires_grad):
         raise RuntimeError(f"{name}(): functions with out=... arguments don't support automatic differentiation, but one of the arguments requires grad.")
     if out._device != result._device: raise RuntimeError(f"Expected out tensor to have device {out._device}, but got {result._device} instead")
     want, have = result._data.dtype, out._data.dtype
     if name in _EXACT_OUT and want != have:
-        raise RuntimeError(f"Expected out tensor to have dtype {_C_NAMES[want.name]}, but got {_C_NAMES[have.name]} instead")
+        raise RuntimeError(f"Expected out tensor to have dtype {_C_NAMES.get(want.name, want.name)}, but got {_C_NAMES.get(have.name, have.name)} instead")
     _check_result(out, want, out._data.shape)
     if out._data.shape != result._data.shape:
         if out._data.size:
@@ -3866,6 +3902,7 @@ from .autograd.function import Function
 def _check_linalg(name, A, square=True):
     "PyTorch's checks on a linalg input: float dtype, at least 2 dims, square if asked."
     dt = A._data.dtype
+    if dt.kind == 'c': raise NotImplementedError(f"{name}: lit_torch's linalg takes real matrices only, got {_type_name(dt)}")
     if dt.kind != 'f' or dt.itemsize < 4:
         raise RuntimeError(f"{name}: Expected a floating point or complex tensor as input. Got {_type_name(dt)}")
     if A.ndim < 2: raise RuntimeError(f"{name}: The input tensor A must have at least 2 dimensions.")
@@ -4289,13 +4326,12 @@ class _VectorNorm(Function):
     def forward(ctx, x, ord, dims, keepdim):
         a = x._data
         xp, ax = get_array_module(a), tuple(dims) if dims is not None else None
-        m = xp.abs(a)
-        if ord == 2: r = xp.sqrt((a * a).sum(ax, keepdims=True))
-        elif ord == math.inf: r = m.max(ax, keepdims=True, initial=0)
-        elif ord == -math.inf: r = m.min(ax, keepdims=True)
+        if ord == 2: r = xp.sqrt((a * a).sum(ax, keepdims=True))  # squares need no abs first: one pass fewer
         elif ord == 0: r = (a != 0).sum(ax, keepdims=True).astype(a.dtype)
-        elif ord == 1: r = m.sum(ax, keepdims=True)
-        else: r = (m ** ord).sum(ax, keepdims=True) ** (1 / ord)
+        elif ord == math.inf: r = xp.abs(a).max(ax, keepdims=True, initial=0)
+        elif ord == -math.inf: r = xp.abs(a).min(ax, keepdims=True)
+        elif ord == 1: r = xp.abs(a).sum(ax, keepdims=True)
+        else: r = (xp.abs(a) ** ord).sum(ax, keepdims=True) ** (1 / ord)
         ctx.args = (ord, ax, keepdim, r.shape)
         out = _wrap(r if keepdim else r.squeeze(ax) if ax is not None else r.reshape(()), x._device)
         ctx.save_for_backward(x, out)  # the output itself: in a double backward, the norm's own dependence on x counts

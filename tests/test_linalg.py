@@ -245,3 +245,74 @@ def test_double_backward():
                  (lambda A: lt.linalg.eigvalsh(A + A.mT), arr(3, 3)), (lambda A: lt.linalg.slogdet(A).logabsdet, arr(3, 3)),
                  (lambda A: lt.linalg.pinv(A), arr(4, 3)), (lambda A: lt.linalg.lu_factor(A).LU, arr(3, 3))):
         gradchecks(f, a)
+
+# Every torch.linalg function that takes out=, on seeded arrays (S: a well-conditioned SPD matrix); `kw` carries out=.
+OUT_CALLS = {
+    'inv_ex': lambda m, A, S, **kw: m.linalg.inv_ex(S, **kw), 'inv': lambda m, A, S, **kw: m.linalg.inv(S, **kw),
+    'det': lambda m, A, S, **kw: m.linalg.det(A, **kw), 'slogdet': lambda m, A, S, **kw: m.linalg.slogdet(A, **kw),
+    'solve_ex': lambda m, A, S, **kw: m.linalg.solve_ex(S, A, **kw), 'solve': lambda m, A, S, **kw: m.linalg.solve(S, A, **kw),
+    'solve_triangular': lambda m, A, S, **kw: m.linalg.solve_triangular(S.triu(), A, upper=True, **kw),
+    'cholesky_ex': lambda m, A, S, **kw: m.linalg.cholesky_ex(S, **kw), 'cholesky': lambda m, A, S, **kw: m.linalg.cholesky(S, **kw),
+    'qr': lambda m, A, S, **kw: m.linalg.qr(A, **kw), 'svd': lambda m, A, S, **kw: m.linalg.svd(S, **kw),
+    'svdvals': lambda m, A, S, **kw: m.linalg.svdvals(A, **kw), 'eigh': lambda m, A, S, **kw: m.linalg.eigh(S, **kw),
+    'eigvalsh': lambda m, A, S, **kw: m.linalg.eigvalsh(S, **kw), 'pinv': lambda m, A, S, **kw: m.linalg.pinv(A, **kw),
+    'matrix_rank': lambda m, A, S, **kw: m.linalg.matrix_rank(A, **kw),
+    'vector_norm': lambda m, A, S, **kw: m.linalg.vector_norm(A, 3, 1, **kw),
+    'matrix_norm': lambda m, A, S, **kw: m.linalg.matrix_norm(A, 'nuc', **kw), 'norm': lambda m, A, S, **kw: m.linalg.norm(A, **kw),
+    'cond': lambda m, A, S, **kw: m.linalg.cond(S, **kw), 'matrix_power': lambda m, A, S, **kw: m.linalg.matrix_power(A, 3, **kw),
+    'matmul': lambda m, A, S, **kw: m.linalg.matmul(A, S, **kw), 'cross': lambda m, A, S, **kw: m.linalg.cross(A, S, **kw),
+    'vecdot': lambda m, A, S, **kw: m.linalg.vecdot(A, S, **kw), 'multi_dot': lambda m, A, S, **kw: m.linalg.multi_dot([A, S, A], **kw),
+    'lu_factor_ex': lambda m, A, S, **kw: m.linalg.lu_factor_ex(A, **kw), 'lu_factor': lambda m, A, S, **kw: m.linalg.lu_factor(A, **kw),
+    'lu': lambda m, A, S, **kw: m.linalg.lu(A, **kw),
+    'lu_solve': lambda m, A, S, **kw: m.linalg.lu_solve(*m.linalg.lu_factor(S), A, **kw),
+    'householder_product': lambda m, A, S, **kw: m.linalg.householder_product(A, A[0], **kw),
+    'tensorinv': lambda m, A, S, **kw: m.linalg.tensorinv(S.reshape(3, 1, 3), ind=2, **kw),
+    'tensorsolve': lambda m, A, S, **kw: m.linalg.tensorsolve(S, A[0], **kw),
+}
+
+def test_out_covers_every_linalg_function():
+    import inspect
+    takes_out = {n for n in lt.linalg.__all__ if 'out' in inspect.signature(getattr(lt.linalg, n)).parameters}
+    assert takes_out == set(OUT_CALLS)
+
+def _with_out(m, name, wrong=False):
+    "The plain result, the out= tensors (int64 where `wrong`), and what the out= call returned (or the type it raised)."
+    rng = np.random.default_rng(1)
+    a, s = rng.standard_normal((3, 3)), rng.standard_normal((3, 3))
+    s = s @ s.T + 3 * np.eye(3)
+    plain = OUT_CALLS[name](m, m.tensor(a), m.tensor(s))
+    many = isinstance(plain, tuple)
+    outs = [m.empty(0, dtype=m.int64 if wrong and r.is_floating_point() else r.dtype) for r in (plain if many else [plain])]
+    try: got = OUT_CALLS[name](m, m.tensor(a), m.tensor(s), out=tuple(outs) if many else outs[0])
+    except Exception as e: got = type(e).__name__
+    return list(plain) if many else [plain], outs, got
+
+@pytest.mark.parametrize('name', list(OUT_CALLS))
+def test_out(name):
+    "out= is written and returned, as torch's is; an int64 out for a float result raises what torch raises."
+    t_plain, t_outs, _ = _with_out(torch, name)
+    l_plain, l_outs, got = _with_out(lt, name)
+    for t, l, o in zip(t_plain, l_plain, l_outs):
+        assert np.array_equal(o.numpy(), l.numpy()) and str(o.dtype) == str(t.dtype)
+        np.testing.assert_allclose(o.numpy(), t.numpy(), atol=1e-7, rtol=1e-7)
+    assert (got is l_outs[0]) if len(l_outs) == 1 else all(g is o for g, o in zip(got, l_outs))
+    raised = lambda m: (lambda got: got if isinstance(got, str) else 'nothing')(_with_out(m, name, wrong=True)[2])
+    assert raised(lt) == raised(torch)
+
+@pytest.mark.parametrize('ord', [2, 1, 3, 0.5, float('inf'), -float('inf')])
+def test_vector_norm_complex(ord):
+    "A complex tensor's norm is its moduli's, real, with torch's complex gradient."
+    rng = np.random.default_rng(2)
+    z = rng.standard_normal((3, 4)) + 1j * rng.standard_normal((3, 4))
+    g = rng.standard_normal(3)
+    x, tx = lt.tensor(z, requires_grad=True), torch.tensor(z, requires_grad=True)
+    y, ty = lt.linalg.vector_norm(x, ord, 1), torch.linalg.vector_norm(tx, ord, 1)
+    y.backward(lt.tensor(g)); ty.backward(torch.tensor(g))
+    assert str(y.dtype) == str(ty.dtype) == 'torch.float64'
+    np.testing.assert_allclose(y.detach().numpy(), ty.detach().numpy(), rtol=1e-12)
+    np.testing.assert_allclose(x.grad.numpy(), tx.grad.numpy(), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(lt.linalg.matrix_norm(lt.tensor(z)).item(), torch.linalg.matrix_norm(torch.tensor(z)).item(), rtol=1e-12)
+
+def test_complex_matrices_are_refused_by_name():
+    with pytest.raises(NotImplementedError, match='linalg.svd: .*real matrices only, got ComplexDouble'):
+        lt.linalg.svd(lt.tensor(np.eye(2) + 1j))

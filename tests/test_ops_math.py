@@ -397,6 +397,31 @@ def test_softmax_stable_and_errors():
     check_same_error(lambda m: m.tensor([1, 2]).softmax(0))
     check_same_error(lambda m: m.ones(2, 3).softmax(2))
 
+def _max_err(v, exact):
+    "The largest difference from `exact`, where two infinities of one sign agree."
+    with np.errstate(invalid='ignore'): return np.nan_to_num(np.abs(v - exact), posinf=0.).max()
+
+@pytest.mark.parametrize('shape,dtype', [((96, 20000), 'float32'), ((4, 40, 9000), 'float32'), ((40, 17000), 'float64')])
+def test_softmax_in_row_blocks(shape, dtype):
+    "Inputs over 4 MB go a block of rows at a time: against torch, and bit for bit against the one-pass formula."
+    rng = np.random.default_rng(0)
+    a, g = (rng.standard_normal(shape).astype(dtype) * 4 for _ in range(2))
+    a[1, ..., :] = -np.inf; a[1, ..., 0] = 0   # a row with a single finite logit
+    assert ops._rows_at_once(a, a.ndim - 1) > 0
+    shifted = a - a.max(-1, keepdims=True)
+    with np.errstate(invalid='ignore'): plain = shifted - np.log(np.exp(shifted).sum(-1, keepdims=True))
+    gT = np.ascontiguousarray(g.swapaxes(0, -1)).swapaxes(0, -1)  # a non-contiguous gradient takes the same path
+    for fn, ref in ((lambda x: x.log_softmax(-1), plain), (lambda x: x.softmax(-1), np.exp(shifted) / np.exp(shifted).sum(-1, keepdims=True))):
+        x, tx = lt.tensor(a, requires_grad=True), torch.tensor(a, requires_grad=True)
+        t64 = torch.tensor(a, dtype=torch.float64, requires_grad=True)
+        y, ty, y64 = fn(x), fn(tx), fn(t64)
+        y.backward(lt.tensor(gT)); ty.backward(torch.tensor(g)); y64.backward(torch.tensor(g, dtype=torch.float64))
+        assert np.array_equal(y.detach().numpy(), ref)
+        for ours, theirs, exact in ((y.detach(), ty.detach(), y64.detach()), (x.grad, tx.grad, t64.grad)):
+            exact = exact.numpy()
+            slack = 1e-12 * np.abs(exact[np.isfinite(exact)]).max()
+            assert _max_err(ours.numpy(), exact) <= 2 * _max_err(theirs.numpy(), exact) + slack  # no worse than torch's own rounding
+
 # ---------------------------------------------------------------- matrix products
 
 MATMUL_SHAPES = [((3,), (3,)), ((3,), (3, 4)), ((2, 3), (3,)), ((2, 3), (3, 4)), ((5, 2, 3), (3, 4)), ((2, 3), (5, 3, 4)),

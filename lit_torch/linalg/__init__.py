@@ -9,36 +9,57 @@ __all__ = ['inv_ex', 'inv', 'det', 'slogdet', 'solve_ex', 'solve', 'solve_triang
            'lu_factor', 'lu', 'lu_solve', 'householder_product', 'vander', 'tensorinv', 'tensorsolve']
 
 # %% ../../nbs/03i_linalg.ipynb #0107dcfa
-import builtins, math
+import builtins, functools, math
 import numpy as np
 from .._C import get_array_module, _LinAlgError
 from .._tensor import _wrap_dim
 from ..ops import (LinalgCholeskyEx, LinalgCross, LinalgEigh, LinalgInvEx, LinalgLuFactorEx,
                            LinalgQr, LinalgSlogdet, LinalgSolveEx, LinalgSvd, matmul, matrix_exp as _matrix_exp,
                            matrix_power as _matrix_power, return_types, _check_linalg, _const, _householder_product,
-                           _lu_solve, _mT, _pinv, _rtol_for, _solve_tri, _type_name, _unpack_lu, _vander, _vector_norm)
+                           _lu_solve, _mT, _pinv, _rtol_for, _solve_tri, _type_name, _unpack_lu, _vander, _vector_norm, _write_out, _EXACT_OUT)
 from ..ops import det as _det
 import lit_torch.ops as _ops
+
+# %% ../../nbs/03i_linalg.ipynb #5e7c0a12
+_CASTING_OUT = {'pinv', 'cond', 'matrix_rank'}
+_NORM_OUT = {'matrix_norm', 'norm'}  # their own message for a wrong dtype
+
+def _out(fn):
+    "`fn` with PyTorch's `out=`: the result is written into `out`, which is returned."
+    name = f'linalg_{fn.__name__}'
+    if fn.__name__ not in _CASTING_OUT: _EXACT_OUT.add(name)
+    @functools.wraps(fn)
+    def op(*args, out=None, **kwargs):
+        result = fn(*args, **kwargs)
+        if out is None: return result
+        if fn.__name__ in _NORM_OUT and getattr(out, 'dtype', result.dtype) != result.dtype:
+            raise RuntimeError(f"linalg.{fn.__name__} expected out tensor dtype {_type_name(result._data.dtype)} but got: {_type_name(out._data.dtype)}")
+        return _write_out(out, result, name)
+    return op
 
 # %% ../../nbs/03i_linalg.ipynb #10f1912f
 LinAlgError = _LinAlgError
 
 # %% ../../nbs/03i_linalg.ipynb #ecef5030
+@_out
 def inv_ex(A, *, check_errors=False, out=None):
     "`(inverse, info)`: info[i] > 0 names the zero pivot of a singular matrix instead of raising."
     _check_linalg('linalg.inv', A)
     return return_types.linalg_inv_ex(*LinalgInvEx.apply(A, check_errors))
 
+@_out
 def inv(A, *, out=None):
     "The inverse of each square matrix in `A`; a singular one raises `LinAlgError`."
     _check_linalg('linalg.inv', A)
     return LinalgInvEx.apply(A, True)[0]
 
 # %% ../../nbs/03i_linalg.ipynb #d0cd8c28
+@_out
 def det(A, *, out=None):
     "The determinant of each square matrix in `A`."
     return _det(A)
 
+@_out
 def slogdet(A, *, out=None):
     "`(sign, logabsdet)` of the determinant."
     _check_linalg('linalg.slogdet', A)
@@ -48,6 +69,7 @@ def slogdet(A, *, out=None):
 def _is_vector_rhs(A, B):
     return B.ndim == 1 or (B.ndim == A.ndim - 1 and tuple(B.shape) == tuple(A.shape[:-1]))
 
+@_out
 def solve_ex(A, B, *, left=True, check_errors=False, out=None):
     "`(result, info)` of `solve`, with info instead of an error for singular matrices."
     _check_linalg('linalg.solve', A)
@@ -62,11 +84,13 @@ def solve_ex(A, B, *, left=True, check_errors=False, out=None):
     X = X.squeeze(-1) if vector else X if left else _mT(X)
     return return_types.linalg_solve_ex(X, info)
 
+@_out
 def solve(A, B, *, left=True, out=None):
     "X with A X = B (X A = B if not `left`), B a matrix or a vector, batches broadcast."
     return solve_ex(A, B, left=left, check_errors=True)[0]
 
 # %% ../../nbs/03i_linalg.ipynb #98396742
+@_out
 def solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=None):
     "X with A X = B for triangular A (only the triangle named by `upper` is read)."
     _check_linalg('linalg.solve_triangular', A)
@@ -78,17 +102,20 @@ def solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=None):
     return _solve_tri(A, B, upper, left, unitriangular)
 
 # %% ../../nbs/03i_linalg.ipynb #36b48eff
+@_out
 def cholesky_ex(A, *, upper=False, check_errors=False, out=None):
     "`(L, info)`: info[i] > 0 is the order of the first leading minor that is not positive-definite."
     _check_linalg('linalg.cholesky', A)
     return return_types.linalg_cholesky_ex(*LinalgCholeskyEx.apply(A, upper, check_errors))
 
+@_out
 def cholesky(A, *, upper=False, out=None):
     "L with A = L Lᵀ, for symmetric positive-definite A (Lᵀ if `upper`)."
     _check_linalg('linalg.cholesky', A)
     return LinalgCholeskyEx.apply(A, upper, True)[0]
 
 # %% ../../nbs/03i_linalg.ipynb #f66224a2
+@_out
 def qr(A, mode='reduced', *, out=None):
     "`(Q, R)` with A = QR, Q's columns orthonormal and R upper triangular; `mode` 'reduced', 'complete' or 'r'."
     if mode not in ('reduced', 'complete', 'r'):
@@ -97,11 +124,13 @@ def qr(A, mode='reduced', *, out=None):
     return return_types.linalg_qr(*LinalgQr.apply(A, mode))
 
 # %% ../../nbs/03i_linalg.ipynb #41ef0442
+@_out
 def svd(A, full_matrices=True, *, driver=None, out=None):
     "`(U, S, Vh)` with A = U diag(S) Vh: orthonormal U and Vh, singular values S in descending order."
     _check_linalg('linalg.svd', A, square=False)
     return return_types.linalg_svd(*LinalgSvd.apply(A, full_matrices, True))
 
+@_out
 def svdvals(A, *, driver=None, out=None):
     "The singular values of `A`, in descending order."
     _check_linalg('linalg.svdvals', A, square=False)
@@ -111,12 +140,14 @@ def svdvals(A, *, driver=None, out=None):
 def _check_uplo(UPLO):
     if UPLO not in ('L', 'U'): raise RuntimeError(f"Expected UPLO argument to be 'L' or 'U', but got {UPLO}")
 
+@_out
 def eigh(A, UPLO='L', *, out=None):
     "`(eigenvalues, eigenvectors)` of symmetric A, ascending; only the triangle `UPLO` names is read."
     _check_linalg('linalg.eigh', A)
     _check_uplo(UPLO)
     return return_types.linalg_eigh(*LinalgEigh.apply(A, UPLO, True))
 
+@_out
 def eigvalsh(A, UPLO='L', *, out=None):
     "The eigenvalues of symmetric A, ascending."
     _check_linalg('linalg.eigvalsh', A)
@@ -124,10 +155,12 @@ def eigvalsh(A, UPLO='L', *, out=None):
     return LinalgEigh.apply(A, UPLO, A.requires_grad or A.grad_fn is not None)[0]
 
 # %% ../../nbs/03i_linalg.ipynb #bef1fc4a
+@_out
 def pinv(A, rcond=None, hermitian=False, *, atol=None, rtol=None, out=None):
     "The Moore-Penrose pseudo-inverse: singular values at most max(atol, rtol · σ_max) count as zero."
     return _pinv(A, atol, rcond if rcond is not None else rtol, hermitian)
 
+@_out
 def matrix_rank(A, tol=None, hermitian=False, *, atol=None, rtol=None, out=None):
     "The number of singular values above max(atol, rtol · σ_max)."
     _check_linalg('torch.linalg.matrix_rank', A, square=False)
@@ -160,19 +193,22 @@ def lstsq(A, B, rcond=None, *, driver=None):
 # %% ../../nbs/03i_linalg.ipynb #c99b82b5
 def _norm_input(name, x, dtype):
     if dtype is not None: x = x.to(dtype)
-    if x._data.dtype.kind != 'f':
+    if x._data.dtype.kind not in 'fc':
         raise RuntimeError(f"{name}: Expected a floating point or complex tensor as input. Got {_type_name(x._data.dtype)}")
     return x
 
+@_out
 def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
     "(Σ|xᵢ|^ord)^(1/ord) over `dim` (every element if None); ord = ±inf is the largest/smallest |xᵢ|, 0 counts non-zeros."
     if isinstance(ord, str): raise RuntimeError(f"linalg.vector_norm: ord must be a number, got {ord!r}")
     x = _norm_input('linalg.vector_norm', x, dtype)
+    if x.is_complex(): x = x.abs()  # the norm of the moduli, real; abs carries the gradient back to x
     if ord < 0 and x.numel() == 0 or (ord == -math.inf and x.numel() == 0):
         raise RuntimeError(f"linalg.vector_norm cannot compute the {ord} norm on an empty tensor because the operation does not have an identity")
     return _vector_norm(x, ord, dim, keepdim)
 
 # %% ../../nbs/03i_linalg.ipynb #d27ec5e6
+@_out
 def matrix_norm(A, ord='fro', dim=(-2, -1), keepdim=False, *, dtype=None, out=None):
     "A matrix norm over the two dims `dim`: 'fro', 'nuc' (Σσ), ±2 (largest/smallest σ), ±1 and ±inf (column and row sums)."
     A = _norm_input('linalg.matrix_norm', A, dtype)
@@ -180,7 +216,7 @@ def matrix_norm(A, ord='fro', dim=(-2, -1), keepdim=False, *, dtype=None, out=No
     if len(dim) != 2: raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got {' '.join(map(str, dim))}")
     d0, d1 = (_wrap_dim(d, A.ndim) for d in dim)
     if d0 == d1: raise RuntimeError(f"linalg.matrix_norm: dims must be different. Got ({dim[0]}, {dim[1]})")
-    if ord == 'fro': return _vector_norm(A, 2, (d0, d1), keepdim)
+    if ord == 'fro': return _vector_norm(A.abs() if A.is_complex() else A, 2, (d0, d1), keepdim)
     if ord not in ('nuc', 2, -2, 1, -1, math.inf, -math.inf):
         raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
     if ord in ('nuc', 2, -2):
@@ -194,6 +230,7 @@ def matrix_norm(A, ord='fro', dim=(-2, -1), keepdim=False, *, dtype=None, out=No
     r = r.amax(cols, keepdim=True) if ord > 0 else r.amin(cols, keepdim=True)
     return r if keepdim else r.squeeze((d0, d1))
 
+@_out
 def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None, out=None):
     "`vector_norm` or `matrix_norm`, by `ord` and `dim`: with neither, the 2-norm of every element."
     if isinstance(dim, int): dim = (dim,)
@@ -208,6 +245,7 @@ def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None, out=None):
         raise RuntimeError(f"linalg.norm: If dim is not specified but ord is, the input must be 1D or 2D. Got {A.ndim}D.")
     return vector_norm(A, ord, dim, keepdim, dtype=dtype)
 
+@_out
 def cond(A, p=None, *, out=None):
     "The condition number ‖A‖ ‖A⁻¹‖ in norm `p` (σ_max / σ_min for None or 2)."
     _check_linalg('linalg.cond', A, square=p not in (None, 2, -2))
@@ -217,6 +255,7 @@ def cond(A, p=None, *, out=None):
     return matrix_norm(A, p) * matrix_norm(inv(A), p)
 
 # %% ../../nbs/03i_linalg.ipynb #2215cdf5
+@_out
 def matrix_power(A, n, *, out=None):
     "Aⁿ for an integer n (negative: of A⁻¹)."
     return _matrix_power(A, n)
@@ -225,15 +264,18 @@ def matrix_exp(A):
     "e^A = Σ Aᵏ/k! of each square matrix in `A`."
     return _matrix_exp(A)
 
+@_out
 def matmul(input, other, *, out=None):
     "`torch.matmul`."
     return _ops.matmul(input, other)
 
+@_out
 def cross(input, other, *, dim=-1, out=None):
     "The cross product of 3-vectors along `dim`; the batch dimensions broadcast."
     if input.ndim != other.ndim: raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
     return LinalgCross.apply(input, other, _wrap_dim(dim, input.ndim))
 
+@_out
 def vecdot(x, y, *, dim=-1, out=None):
     "The dot product of vectors along `dim`, batches broadcast."
     if x._data.dtype != y._data.dtype:
@@ -245,6 +287,7 @@ def diagonal(A, *, offset=0, dim1=-2, dim2=-1):
     return A.diagonal(offset, dim1, dim2)
 
 # %% ../../nbs/03i_linalg.ipynb #c4e1cd9d
+@_out
 def multi_dot(tensors, *, out=None):
     "The product of a chain of matrices; the first may be a row vector and the last a column vector."
     n = len(tensors)
@@ -265,28 +308,33 @@ def multi_dot(tensors, *, out=None):
     return r
 
 # %% ../../nbs/03i_linalg.ipynb #7496adb7
+@_out
 def lu_factor_ex(A, *, pivot=True, check_errors=False, out=None):
     "`(LU, pivots, info)`: L (below the diagonal, its unit diagonal implied) and U packed in one matrix, 1-based row swaps."
     _check_linalg('torch.linalg.lu_factor_ex', A, square=False)
     return return_types.linalg_lu_factor_ex(*LinalgLuFactorEx.apply(A, pivot, check_errors))
 
+@_out
 def lu_factor(A, *, pivot=True, out=None):
     "`(LU, pivots)` of `lu_factor_ex`; a singular matrix raises."
     _check_linalg('torch.linalg.lu_factor', A, square=False)
     LU, piv, _ = LinalgLuFactorEx.apply(A, pivot, True)
     return return_types.linalg_lu_factor(LU, piv)
 
+@_out
 def lu(A, *, pivot=True, out=None):
     "`(P, L, U)` with A = P L U: a permutation, unit lower triangular L, upper triangular U."
     _check_linalg('linalg.lu', A, square=False)
     LU, piv, _ = LinalgLuFactorEx.apply(A, pivot, False)
     return return_types.linalg_lu(*_unpack_lu(LU, piv))
 
+@_out
 def lu_solve(LU, pivots, B, *, left=True, adjoint=False, out=None):
     "X with A X = B (X A = B if not `left`, Aᵀ for A if `adjoint`), from `lu_factor`'s output."
     return _lu_solve(LU, pivots, B, left, adjoint)
 
 # %% ../../nbs/03i_linalg.ipynb #7324c797
+@_out
 def householder_product(A, tau, *, out=None):
     "The first n columns of the product of Householder reflectors I - τᵢ vᵢvᵢᵀ stored in A's columns (LAPACK's orgqr)."
     return _householder_product(A, tau)
@@ -298,6 +346,7 @@ def vander(x, *, N=None):
     if N <= 1: raise RuntimeError("N must be greater than 1.")
     return _vander(x, N)
 
+@_out
 def tensorinv(A, ind=2, *, out=None):
     "The tensor B with tensordot(B, A, ind) the identity: `inv` of A reshaped to a square matrix."
     if ind <= 0: raise RuntimeError(f"Expected a strictly positive integer for 'ind', but got {ind}")
@@ -306,6 +355,7 @@ def tensorinv(A, ind=2, *, out=None):
         raise RuntimeError(f"Expected self to satisfy the requirement prod(self.shape[ind:]) == prod(self.shape[:ind]), but got {cols} != {rows}")
     return inv(A.reshape(rows, cols)).reshape(*A.shape[ind:], *A.shape[:ind])
 
+@_out
 def tensorsolve(A, B, dims=None, *, out=None):
     "X with tensordot(A, X, X.ndim) = B: `solve` on A reshaped to a square matrix."
     if dims is not None:
