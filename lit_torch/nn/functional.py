@@ -1202,6 +1202,16 @@ class NllLoss(Function):
         src = (g * _like(-wt, grad)).unsqueeze(1)
         zeros = _like(xp.zeros(ctx.shape, grad._data.dtype), grad)
         return zeros.scatter(1, _like(xp.expand_dims(tc, 1), grad), src), None, None, None, None
+    @staticmethod
+    def _backward_arrays(ctx, grad):
+        "The same gradient written straight into one zeroed array: no scatter, so no second full-size copy."
+        target, weight = ctx.saved_tensors
+        xp = get_array_module(grad)
+        tc, _, wt = _target_coef(target, weight, ctx.args[0], xp, grad.dtype)
+        g = grad / _mean_divisor(ctx.denom) if ctx.args[1] == 'mean' else grad
+        out = xp.zeros(ctx.shape, grad.dtype)
+        out[_class_index(tc, xp)] = g * -wt
+        return out, None, None, None, None
 
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction='mean'):
     "Negative log-likelihood of class indices `target` under log-probabilities `input` (N, C, d…)."
