@@ -14,7 +14,7 @@ __all__ = ['DoubleTensor', 'FloatTensor', 'HalfTensor', 'BFloat16Tensor', 'LongT
 # %% ../nbs/16_torch_init.ipynb #06031c61
 import os, warnings
 import numpy as np
-from . import _C, _tensor, ops as _ops
+from . import _C, _tensor
 from ._C import canonical_device, device, dtype, float16, float32, float64, get_default_dtype, _attach_methods, _cpu
 from ._tensor import Tensor
 
@@ -148,9 +148,9 @@ def get_num_threads():
 
 # %% ../nbs/16_torch_init.ipynb #cbbdd7b1
 def set_num_threads(num):
-    "Use `num` threads for NumPy's BLAS (through threadpoolctl, when it is installed) and for lit_torch's own row-parallel kernels."
+    "Use `num` threads for NumPy's BLAS (through threadpoolctl, when it is installed)."
     if not isinstance(num, int) or isinstance(num, bool) or num <= 0: raise RuntimeError("set_num_threads expects a positive integer")
-    _threads['asked'] = _ops._intra_op_threads[0] = num
+    _threads['asked'] = num
     try: from threadpoolctl import threadpool_limits
     except ImportError:
         if not _threads['warned']:

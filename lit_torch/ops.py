@@ -1392,47 +1392,26 @@ def _softmax_input(x, dim, name):
     if a.dtype.kind not in 'fV': raise NotImplementedError(f"\"{name}_lastdim_kernel_impl\" not implemented for '{_type_name(a.dtype)}'")
     return a, _wrap_dim(dim, a.ndim) if a.ndim else ()
 
-import contextvars, os, threading
-
 _BLOCK = 1 << 19  # bytes of rows taken at once: with its temporaries, a block stays in L2
-_intra_op_threads = [int(os.environ.get('OMP_NUM_THREADS', 0)) or os.cpu_count() or 1]  # torch.set_num_threads sets it
 
 def _rows_at_once(a, ax):
     "Rows per block, or 0 where one vectorized pass serves: a small array, a GPU's, or a reduction off the contiguous last axis."
     if type(a) is not np.ndarray or a.nbytes < 8 * _BLOCK or ax != a.ndim - 1 or not a.flags.c_contiguous: return 0
     return builtins.max(1, _BLOCK // (a.shape[-1] * a.itemsize))
 
-def _by_row_blocks(kernel, rows, *arrays):
-    "`kernel(*blocks)` on `rows` rows at a time of the arrays' 2-D views, the rows shared out among the intra-op threads."
-    views = [a.reshape(-1, a.shape[-1]) for a in arrays]
-    n = len(views[0])
-    def part(lo, hi):
-        for i in range(lo, hi, rows): kernel(*(v[i:builtins.min(i + rows, hi)] for v in views))
-    k = builtins.max(1, builtins.min(_intra_op_threads[0], n // rows))
-    cuts = [n * j // k for j in range(k + 1)]
-    _in_parallel(part, list(zip(cuts, cuts[1:])))
-
-def _in_parallel(fn, spans):
-    "`fn(lo, hi)` for each span, the first here and the rest on threads of their own; the first error is raised."
-    errors = []
-    def run(span):
-        try: fn(*span)
-        except BaseException as e: errors.append(e)
-    workers = [threading.Thread(target=contextvars.copy_context().run, args=(run, s)) for s in spans[1:]]  # the caller's np.errstate too
-    for w in workers: w.start()
-    run(spans[0])
-    for w in workers: w.join()
-    if errors: raise errors[0]
-
 def _softmax_rows(a, rows, log):
     "Softmax (log-softmax where `log`) along the last axis of the NumPy array `a`, `rows` rows at a time."
-    def block(r, o):
+    out = np.empty_like(a)
+    for r, o in zip(_blocks(a, rows), _blocks(out, rows)):
         np.subtract(r, r.max(axis=-1, keepdims=True), out=o)
         if log: o -= np.log(np.exp(o).sum(axis=-1, keepdims=True))
         else: np.exp(o, out=o); o /= o.sum(axis=-1, keepdims=True)
-    out = np.empty_like(a)
-    _by_row_blocks(block, rows, a, out)
     return out
+
+def _blocks(a, rows):
+    "Views of `rows` rows at a time of `a`'s 2-D view, last axis kept."
+    a = a.reshape(-1, a.shape[-1])
+    return (a[i:i + rows] for i in range(0, len(a), rows))
 
 class Softmax(Function):
     _node_name = 'SoftmaxBackward0'
@@ -1477,12 +1456,11 @@ class LogSoftmax(Function):
 
 def _log_softmax_backward_rows(y, grad, rows):
     "The fused backward $g - e^y \\sum g$, `rows` rows at a time."
-    def block(yb, g, o):
+    out = np.empty_like(y)
+    for yb, g, o in zip(_blocks(y, rows), _blocks(grad, rows), _blocks(out, rows)):
         np.exp(yb, out=o)
         o *= g.sum(axis=-1, keepdims=True, dtype=grad.dtype)
         np.subtract(g, o, out=o)
-    out = np.empty_like(y)
-    _by_row_blocks(block, rows, y, grad, out)
     return out
 
 def softmax(input, dim, dtype=None):

@@ -10,7 +10,7 @@ import numpy as np
 from .._C import device_context, get_array_module
 from .._tensor import Tensor, _wrap
 from ..autograd.grad_mode import enable_grad
-from .optimizer import Optimizer, _arr, _bump, _check_flags, _scalar_state, _to_scalar, _value
+from .optimizer import Optimizer, _arr, _by_blocks, _bump, _check_flags, _scalar_state, _to_scalar, _value
 
 # %% ../../nbs/08b_adam.ipynb #e210c7f2
 def _lerp_(m, g, weight, xp):
@@ -25,39 +25,42 @@ def _lerp_(m, g, weight, xp):
     return d
 
 # %% ../../nbs/08b_adam.ipynb #dd4785dd
+def _adam_arrays(x, g, m, v, vmax, step, lr, beta1, beta2, eps, weight_decay, maximize, decoupled):
+    "The Adam step on arrays: `x`, the averages `m`, `v` and (with amsgrad) their maximum `vmax` in place; `g` is only read."
+    xp = get_array_module(x)
+    if maximize: g = xp.negative(g)
+    if weight_decay != 0:
+        if decoupled: x *= 1 - lr * weight_decay
+        else:
+            t = xp.multiply(x, weight_decay)
+            t += g
+            g = t
+    t = _lerp_(m, g, 1 - beta1, xp)          # m = beta1 m + (1 - beta1) g
+    xp.multiply(g, 1 - beta2, out=t)
+    t *= g
+    v *= beta2
+    v += t                                   # v = beta2 v + (1 - beta2) g²
+    if vmax is not None:
+        xp.maximum(vmax, v, out=vmax)
+        v = vmax
+    denom = xp.sqrt(v)
+    denom /= (1 - beta2 ** step) ** 0.5
+    denom += eps
+    xp.multiply(m, lr / (1 - beta1 ** step), out=t)
+    t /= denom
+    x -= t
+
 def _adam_update(p, state, lr, beta1, beta2, eps, weight_decay, amsgrad, maximize, decoupled):
-    "One Adam step for parameter `p`, in place on its array and on its state tensors."
+    "One Adam step for parameter `p`, in place on its array and on its state tensors, a block at a time."
     with device_context(p._device):
-        x, g = _arr(p), _arr(p.grad)
-        xp = get_array_module(x)
         if len(state) == 0:
+            xp = get_array_module(p._data)
             state['step'] = _scalar_state()
             state['exp_avg'], state['exp_avg_sq'] = _wrap(xp.zeros_like(p._data), p._device), _wrap(xp.zeros_like(p._data), p._device)
             if amsgrad: state['max_exp_avg_sq'] = _wrap(xp.zeros_like(p._data), p._device)
-        step = _bump(state['step'])
-        if maximize: g = xp.negative(g)
-        if weight_decay != 0:
-            if decoupled: x *= 1 - lr * weight_decay
-            else:
-                t = xp.multiply(x, weight_decay)
-                t += g
-                g = t
-        m, v = _arr(state['exp_avg']), _arr(state['exp_avg_sq'])
-        t = _lerp_(m, g, 1 - beta1, xp)          # m = beta1 m + (1 - beta1) g
-        xp.multiply(g, 1 - beta2, out=t)
-        t *= g
-        v *= beta2
-        v += t                                   # v = beta2 v + (1 - beta2) g²
-        if amsgrad:
-            vmax = _arr(state['max_exp_avg_sq'])
-            xp.maximum(vmax, v, out=vmax)
-            v = vmax
-        denom = xp.sqrt(v)
-        denom /= (1 - beta2 ** step) ** 0.5
-        denom += eps
-        xp.multiply(m, lr / (1 - beta1 ** step), out=t)
-        t /= denom
-        x -= t
+        args = (_bump(state['step']), lr, beta1, beta2, eps, weight_decay, maximize, decoupled)
+        vmax = _arr(state['max_exp_avg_sq']) if amsgrad else None
+        _by_blocks(lambda *a: _adam_arrays(*a, *args), _arr(p), _arr(p.grad), _arr(state['exp_avg']), _arr(state['exp_avg_sq']), vmax)
         for s in state.values(): s._version[0] += 1
         p._version[0] += 1
 

@@ -155,6 +155,17 @@ def _bump(t):
     t._version[0] += 1
     return float(a[0])
 
+# %% ../../nbs/08_optim.ipynb #1d469d67
+_BLOCK = 1 << 16  # elements of each array per block
+
+def _by_blocks(update, *arrays):
+    "Call `update(*blocks)` on aligned blocks of the same-shaped contiguous NumPy `arrays` (None passes through)."
+    x = arrays[0]
+    if type(x) is not np.ndarray or x.size <= _BLOCK or not all(a is None or (type(a) is np.ndarray and a.flags.c_contiguous and a.shape == x.shape) for a in arrays):
+        return update(*arrays)
+    flat = [None if a is None else a.reshape(-1) for a in arrays]
+    for i in range(0, x.size, _BLOCK): update(*(None if a is None else a[i:i + _BLOCK] for a in flat))
+
 # %% ../../nbs/08_optim.ipynb #4b1ead62
 def _value(x):
     "A hyperparameter as a Python number (PyTorch allows a 1-element tensor for `lr` and `betas`)."

@@ -9,38 +9,43 @@ __all__ = ['SGD']
 from .._C import device_context, get_array_module
 from .._tensor import Tensor, _wrap
 from ..autograd.grad_mode import enable_grad
-from .optimizer import Optimizer, _arr, _check_flags, _value
+from .optimizer import Optimizer, _arr, _by_blocks, _check_flags, _value
 
 # %% ../../nbs/08a_sgd.ipynb #0fed62f6
-def _sgd_update(p, state, lr, weight_decay, momentum, dampening, nesterov, maximize):
-    "One SGD step for parameter `p`, in place on its array (and on `state['momentum_buffer']`)."
-    with device_context(p._device):
-        x, g = _arr(p), _arr(p.grad)
-        xp = get_array_module(x)
-        tmp = None  # our scratch array, once we have one; `p.grad`'s array is never written
-        if maximize: g = tmp = xp.negative(g)
-        if weight_decay != 0:
-            t = xp.multiply(x, weight_decay)
+def _sgd_arrays(x, g, b, first, lr, weight_decay, momentum, dampening, nesterov, maximize):
+    "The SGD step on arrays: `x` and the momentum buffer `b` (None without momentum; `first`: it is new) in place."
+    xp = get_array_module(x)
+    tmp = None  # our scratch array, once we have one; the gradient `g` is never written
+    if maximize: g = tmp = xp.negative(g)
+    if weight_decay != 0:
+        t = xp.multiply(x, weight_decay)
+        t += g
+        g = tmp = t
+    if b is not None:
+        if first: b[...] = g
+        else:
+            b *= momentum
+            b += g if dampening == 0 else xp.multiply(g, 1 - dampening)
+        if nesterov:
+            t = xp.multiply(b, momentum)
             t += g
             g = tmp = t
+        else: g = b
+    if g is tmp: g *= lr
+    else: g = xp.multiply(g, lr, out=tmp)
+    x -= g
+
+def _sgd_update(p, state, lr, weight_decay, momentum, dampening, nesterov, maximize):
+    "One SGD step for parameter `p`, in place on its array (and on `state['momentum_buffer']`), a block at a time."
+    with device_context(p._device):
+        buf = first = None
         if momentum != 0:
             buf = state.get('momentum_buffer')
-            if buf is None:
-                state['momentum_buffer'] = buf = _wrap(g.reshape(p.shape).copy(), p._device)
-                b = buf._data
-            else:
-                b = _arr(buf)
-                b *= momentum
-                b += g if dampening == 0 else xp.multiply(g, 1 - dampening)
-                buf._version[0] += 1
-            if nesterov:
-                t = xp.multiply(b, momentum)
-                t += g
-                g = tmp = t
-            else: g = b
-        if g is tmp: g *= lr
-        else: g = xp.multiply(g, lr, out=tmp)
-        x -= g
+            first = buf is None
+            if first: state['momentum_buffer'] = buf = _wrap(get_array_module(p._data).empty_like(p._data), p._device)
+            else: buf._version[0] += 1
+        args = (first, lr, weight_decay, momentum, dampening, nesterov, maximize)
+        _by_blocks(lambda x, g, b: _sgd_arrays(x, g, b, *args), _arr(p), _arr(p.grad), None if buf is None else _arr(buf))
         p._version[0] += 1
 
 # %% ../../nbs/08a_sgd.ipynb #8912d91f
