@@ -4625,7 +4625,7 @@ def _dropout_impl(input, p, train, feature=False, alpha=False, inplace=False, ba
             else: mult, add = keep * a.dtype.type(1 / (1 - p)), None
     fn = lambda x: _Dropout.apply(x, mult, add)
     if not inplace: return fn(input)
-    return _inplace(input, fn) if _records(input) else _store(input, fn(input)._data)
+    return _inplace(input, fn, copy=False) if _records(input) else _store(input, fn(input)._data)  # _Dropout saves only its mask
 
 def dropout(input, p, train): return _dropout_impl(input, p, train)
 def dropout_(input, p, train): return _dropout_impl(input, p, train, inplace=True)
@@ -4696,7 +4696,7 @@ def threshold_(input, threshold, value):
 
 def relu_(input):
     "`max(x, 0)`, overwriting `input`."
-    return _inplace(input, relu) if _records(input) else _store(input, relu(input)._data)
+    return _inplace(input, relu, copy=False) if _records(input) else _store(input, relu(input)._data)  # relu saves its output, not its input
 Tensor.relu_ = relu_
 
 # %% ../nbs/07g_activation.ipynb #a7c1e213

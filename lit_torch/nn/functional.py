@@ -85,7 +85,7 @@ def sigmoid(input):
 
 def relu_(input):
     "`max(x, 0)`, overwriting `input`."
-    if _ops._records(input): return _ops._inplace(input, _ops.relu)
+    if _ops._records(input): return _ops._inplace(input, _ops.relu, copy=False)  # relu saves its output: the old values need no copy
     a = _ops._writable(input)
     get_array_module(a).maximum(a, a.dtype.type(0), out=a)
     input._version[0] += 1
