@@ -4319,6 +4319,16 @@ def pinverse(input, rcond=1e-15):
     return _pinv(input, rtol=rcond)
 
 # %% ../nbs/03i_linalg.ipynb #f1a2e008
+_DOT_BLOCK = 1 << 16
+
+def _sum_squares(a, ax):
+    "Σ a² over `ax` (kept as size-1 dims); over all of a big float NumPy array, a BLAS dot per 64 K block: no squared copy."
+    if ax is not None or type(a) is not np.ndarray or a.dtype not in (np.float32, np.float64) or a.size <= _DOT_BLOCK or not a.flags.c_contiguous:
+        return (a * a).sum(ax, keepdims=True)
+    f = a.reshape(-1)
+    s = builtins.sum(np.dot(f[i:i + _DOT_BLOCK], f[i:i + _DOT_BLOCK]) for i in range(0, f.size, _DOT_BLOCK))
+    return np.full((1,) * a.ndim, s, a.dtype)
+
 class _VectorNorm(Function):
     "The `ord`-norm over `dims`; PyTorch's subgradients at 0 and for ties of the max."
     _node_name = 'LinalgVectorNormBackward0'
@@ -4326,7 +4336,7 @@ class _VectorNorm(Function):
     def forward(ctx, x, ord, dims, keepdim):
         a = x._data
         xp, ax = get_array_module(a), tuple(dims) if dims is not None else None
-        if ord == 2: r = xp.sqrt((a * a).sum(ax, keepdims=True))  # squares need no abs first: one pass fewer
+        if ord == 2: r = xp.sqrt(_sum_squares(a, ax))  # squares need no abs first: one pass fewer
         elif ord == 0: r = (a != 0).sum(ax, keepdims=True).astype(a.dtype)
         elif ord == math.inf: r = xp.abs(a).max(ax, keepdims=True, initial=0)
         elif ord == -math.inf: r = xp.abs(a).min(ax, keepdims=True)
