@@ -46,6 +46,18 @@ def test_activation(name):
 def test_activation_gradcheck(name):
     check_gradcheck(ACTS[name], [(2, 3)], gradgrad=True)
 
+def test_gelu_float32_by_blocks():
+    "GELU on more than one 64 K block (the direct Φ route): values and gradients as torch's, specials as the erf route."
+    x = np.random.default_rng(3).standard_normal((300, 513)).astype(np.float32) * 3
+    check_op(lambda m, x: F(m).gelu(x), arrays=[x])
+    exact = TF.gelu(torch.tensor(x, dtype=torch.float64)).numpy()
+    assert np.abs(LF.gelu(lt.tensor(x)).numpy() - exact).max() < 5e-7  # torch's float32 GELU is off by 1.1e-6 here
+    specials = np.array([0., -0., np.inf, -np.inf, np.nan, -12., 12.], np.float32)
+    big = np.concatenate([x.reshape(-1), specials])
+    l = LF.gelu(lt.tensor(big)).numpy()[-7:]
+    old = LF.gelu(lt.tensor(specials.astype(np.float64))).numpy()  # float64 goes through _erf
+    np.testing.assert_array_equal(l, old.astype(np.float32))
+
 def test_gelu_float64_precise():
     x = np.linspace(-9, 9, 1001)
     np.testing.assert_allclose(LF.gelu(lt.tensor(x)).numpy(), TF.gelu(torch.tensor(x)).numpy(), rtol=1e-14, atol=1e-15)

@@ -196,6 +196,34 @@ def _gelu_composite(x, approximate):
     if approximate == 'tanh': return 0.5 * x * (1 + (_SQRT_2_PI * (x + 0.044715 * x * x * x)).tanh())
     return x * _NormalCdf.apply(x)
 
+# %% ../../nbs/04_functional.ipynb #854578af
+_PHI_P = 0.3275911 / math.sqrt(2)  # A&S 7.1.26's p, for x/√2
+_PHI_A = tuple(c / 2 for c in (1.061405429, -1.453152027, 1.421413741, -0.284496736, 0.254829592))  # a5…a1, halved
+_BLOCK_ELEMENTS = 1 << 16
+
+def _flat_blocks(*arrays, size=_BLOCK_ELEMENTS):
+    "Aligned flat views of `size` elements at a time of C-ordered arrays of one shape."
+    flat = [a.reshape(-1) for a in arrays]
+    for i in range(0, flat[0].size, size): yield tuple(f[i:i + size] for f in flat)
+
+def _normal_cdf_block(x, cdf, t):
+    "Φ(x) into `cdf` for a float32 block `x` (`t`: scratch of its size): the lower tail ½ erfc(|x|/√2), then x's sign."
+    f = x.dtype.type
+    np.abs(x, out=t); t *= f(_PHI_P); t += 1; np.reciprocal(t, out=t)
+    np.multiply(t, f(_PHI_A[0]), out=cdf)
+    for c in _PHI_A[1:]:
+        cdf += f(c); cdf *= t
+    np.multiply(x, x, out=t); t *= f(-0.5); np.exp(t, out=t)
+    cdf *= t                                # Φ(-|x|)
+    np.subtract(f(0.5), cdf, out=cdf)       # |Φ(x) - ½|, never negative
+    sign = np.bitwise_and(x.view(np.int32), np.int32(-2 ** 31), out=t.view(np.int32))
+    np.bitwise_or(cdf.view(np.int32), sign, out=cdf.view(np.int32))
+    cdf += f(0.5)
+
+def _blockwise_float32(a):
+    "Whether array `a` takes the block route: a C-ordered float32 NumPy array."
+    return type(a) is np.ndarray and a.dtype == np.float32 and a.flags.c_contiguous
+
 # %% ../../nbs/04_functional.ipynb #407da57c
 class Gelu(Function):
     "GELU, exact or tanh-approximated, with its derivative computed on arrays."
@@ -208,28 +236,43 @@ class Gelu(Function):
         if approximate == 'tanh':
             ctx.save_for_backward(x, None)
             return 0.5 * a * (1 + xp.tanh(_SQRT_2_PI * (a + 0.044715 * a * a * a)))
-        cdf = _erf(a * a.dtype.type(1 / math.sqrt(2)))
-        cdf += 1
-        cdf *= 0.5
+        if _blockwise_float32(a):
+            cdf, out = np.empty_like(a), np.empty_like(a)
+            for xb, cb, ob in _flat_blocks(a, cdf, out):
+                _normal_cdf_block(xb, cb, ob)  # the output block is the scratch until it gets x Φ(x)
+                np.multiply(xb, cb, out=ob)
+        else:
+            cdf = _erf(a * a.dtype.type(1 / math.sqrt(2)))
+            cdf += 1
+            cdf *= 0.5
+            out = a * cdf
         ctx.save_for_backward(x, _like(cdf, x))  # Φ(x), kept for the backward
-        return a * cdf
+        return out
     @staticmethod
     def backward(ctx, grad):
         x, cdf = ctx.saved_tensors
         if _grad_mode.enabled: return _replay(ctx, _gelu_composite, (x, ctx.approximate), grad)
         a, xp = x._data.reshape(-1), get_array_module(x._data)  # 1-d: `out=` cannot write into a NumPy scalar
+        g = grad._data.reshape(-1)
         if ctx.approximate == 'tanh':
             t = xp.tanh(_SQRT_2_PI * (a + 0.044715 * a * a * a))
             d = 0.5 * (1 + t) + 0.5 * a * (1 - t * t) * _SQRT_2_PI * (1 + 3 * 0.044715 * a * a)
+            d *= g
         else:
-            d = a * a
-            d *= -0.5
-            xp.exp(d, out=d)
-            d *= a
-            d *= a.dtype.type(_INV_SQRT_2PI)
-            d += cdf._data.reshape(-1)  # Φ(x) + x φ(x)
-        d *= grad._data.reshape(-1)
+            c, d = cdf._data.reshape(-1), xp.empty_like(a)
+            for ab, cb, gb, db in (_flat_blocks(a, c, g, d) if _blockwise_float32(a) else [(a, c, g, d)]):
+                _gelu_grad_into(ab, cb, gb, db)
         return _like(d.reshape(grad.shape), grad), None
+
+def _gelu_grad_into(a, cdf, g, d):
+    "g (Φ(x) + x φ(x)) into `d`: exact GELU's gradient, for arrays or blocks of them."
+    get_array_module(a).multiply(a, a, out=d)
+    d *= -0.5
+    get_array_module(a).exp(d, out=d)
+    d *= a
+    d *= a.dtype.type(_INV_SQRT_2PI)
+    d += cdf  # Φ(x) + x φ(x)
+    d *= g
 
 def gelu(input, approximate='none'):
     "$x\\,\\Phi(x)$, the Gaussian error linear unit; `approximate='tanh'` uses the tanh formula."
