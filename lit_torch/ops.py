@@ -4318,7 +4318,7 @@ def pinverse(input, rcond=1e-15):
     "The Moore-Penrose pseudo-inverse, singular values below `rcond · σ_max` dropped."
     return _pinv(input, rtol=rcond)
 
-# %% ../nbs/03i_linalg.ipynb #f1a2e008
+# %% ../nbs/03i_linalg.ipynb #67c09abb
 _DOT_BLOCK = 1 << 16
 
 def _sum_squares(a, ax):
@@ -4329,6 +4329,7 @@ def _sum_squares(a, ax):
     s = builtins.sum(np.dot(f[i:i + _DOT_BLOCK], f[i:i + _DOT_BLOCK]) for i in range(0, f.size, _DOT_BLOCK))
     return np.full((1,) * a.ndim, s, a.dtype)
 
+# %% ../nbs/03i_linalg.ipynb #f1a2e008
 class _VectorNorm(Function):
     "The `ord`-norm over `dims`; PyTorch's subgradients at 0 and for ties of the max."
     _node_name = 'LinalgVectorNormBackward0'

@@ -224,6 +224,17 @@ def _blockwise_float32(a):
     "Whether array `a` takes the block route: a C-ordered float32 NumPy array."
     return type(a) is np.ndarray and a.dtype == np.float32 and a.flags.c_contiguous
 
+# %% ../../nbs/04_functional.ipynb #49035cc2
+def _gelu_grad_into(a, cdf, g, d):
+    "g (Φ(x) + x φ(x)) into `d`: exact GELU's gradient, for arrays or blocks of them."
+    get_array_module(a).multiply(a, a, out=d)
+    d *= -0.5
+    get_array_module(a).exp(d, out=d)
+    d *= a
+    d *= a.dtype.type(_INV_SQRT_2PI)
+    d += cdf  # Φ(x) + x φ(x)
+    d *= g
+
 # %% ../../nbs/04_functional.ipynb #407da57c
 class Gelu(Function):
     "GELU, exact or tanh-approximated, with its derivative computed on arrays."
@@ -263,16 +274,6 @@ class Gelu(Function):
             for ab, cb, gb, db in (_flat_blocks(a, c, g, d) if _blockwise_float32(a) else [(a, c, g, d)]):
                 _gelu_grad_into(ab, cb, gb, db)
         return _like(d.reshape(grad.shape), grad), None
-
-def _gelu_grad_into(a, cdf, g, d):
-    "g (Φ(x) + x φ(x)) into `d`: exact GELU's gradient, for arrays or blocks of them."
-    get_array_module(a).multiply(a, a, out=d)
-    d *= -0.5
-    get_array_module(a).exp(d, out=d)
-    d *= a
-    d *= a.dtype.type(_INV_SQRT_2PI)
-    d += cdf  # Φ(x) + x φ(x)
-    d *= g
 
 def gelu(input, approximate='none'):
     "$x\\,\\Phi(x)$, the Gaussian error linear unit; `approximate='tanh'` uses the tanh formula."
