@@ -76,7 +76,7 @@ def _broadcast_to(a, shape):
     "`broadcast_to`; a 0-d NumPy array (a full reduction's gradient) as a zero-stride view made directly, 4x cheaper."
     if a.ndim or type(a) is not np.ndarray: return get_array_module(a).broadcast_to(a, shape)
     out = np.ndarray(shape, a.dtype, a, 0, (0,) * len(shape))
-    out.flags.writeable = False  # as broadcast_to's: one element seen many times
+    out.setflags(write=False)  # as broadcast_to's: one element seen many times
     return out
 
 def _view_of(base, array):
@@ -223,6 +223,7 @@ class SumDim(Sum): _node_name = 'SumBackward1'  # PyTorch's name for the sum ove
 
 def _sum(self, dim=None, keepdim=False, dtype=None):
     "The sum of the elements, over all dimensions or over `dim`."
+    if dim is None and not keepdim and dtype is None: return Sum.apply(self)  # the tensor alone: one input to check, as torch's node has
     return (Sum if dim is None else SumDim).apply(self, dim, keepdim, dtype)
 
 # %% ../nbs/02d_first_ops.ipynb #1869665d
@@ -1531,7 +1532,8 @@ def _matmul(xa, xb):
     if xb.ndim == 2 and xa.ndim > 2:
         return _matmul(xa.reshape(-1, xa.shape[-1]), xb).reshape(xa.shape[:-1] + (xb.shape[-1],))
     out = xa @ xb
-    return _array(out if out.dtype == xa.dtype else out.astype(xa.dtype))  # ml_dtypes' bfloat16 products come back in float32
+    if out.dtype != xa.dtype: out = out.astype(xa.dtype)  # ml_dtypes' bfloat16 products come back in float32
+    return out if xa.ndim > 1 or xb.ndim > 1 else _array(out)  # a dot product gives a NumPy scalar
 
 class Matmul(Function):
     _node_name = 'UnsafeViewBackward0'
