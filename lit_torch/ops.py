@@ -1564,7 +1564,7 @@ class Matmul(Function):
         a, b = ctx._saved_arrays()
         if a.ndim != 2 or b.ndim != 2 or grad.dtype != a.dtype: return NotImplemented  # the two-matrix case only
         na, nb = ctx.needs_input_grad
-        return (_matmul(grad, b.T) if na else None), (_matmul(a.T, grad) if nb else None)
+        return (grad @ b.T if na else None), (a.T @ grad if nb else None)  # a bfloat16 product's float32 is cast back by the engine
 
 class Dot(Matmul): _node_name = 'DotBackward0'
 class Mv(Matmul): _node_name = 'MvBackward0'

@@ -150,7 +150,8 @@ def _record(ctx, args, needs, outputs):
     edges, meta = [], []
     for a, n in zip(args, needs):  # loops, not comprehensions: each of those is a function call
         if isinstance(a, Tensor):
-            meta.append((a._data.shape, a._data.dtype))
+            x = a._data
+            meta.append((x.shape, x.dtype))
             if not n: edges.append(None)
             elif a._base is not None: edges.append(_edge(a))  # a view: its base's changes first (the ops chapter)
             else: edges.append((a.grad_fn, a._output_nr) if a.grad_fn is not None else (_accumulator(a), 0))

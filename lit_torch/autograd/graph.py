@@ -135,7 +135,7 @@ def _checked_tensors(node, out):
 
 def _checked_arrays(node, out):
     "The same checks for what a formula on arrays returned; NumPy's scalars (its ops on 0-d arrays give them) become arrays."
-    out = _one_per_input(node, out)
+    if type(out) is not tuple or len(out) != len(node._edges): out = _one_per_input(node, out)
     for i, a in enumerate(out):  # one pass that finds nothing to fix, as a rule
         if a is not None and node._edges[i] is not None:
             shape, dtype = node._input_meta[i]
@@ -144,6 +144,7 @@ def _checked_arrays(node, out):
 
 def _fixed_arrays(node, out):
     "PyTorch's error for a gradient of the wrong shape; a wider dtype cast back, a NumPy scalar made an array."
+    out = list(out)
     for i, (a, e, meta) in enumerate(zip(out, node._edges, node._input_meta)):
         if a is None or e is None: continue
         if a.shape != meta[0]: raise _invalid(node, i, a.shape, meta[0])
