@@ -205,7 +205,7 @@ class Sum(Function):
     @staticmethod
     def forward(ctx, x, dim=None, keepdim=False, dtype=None):
         a = x._data
-        axes = _dims(dim, a.ndim)
+        axes = None if dim is None else _dims(dim, a.ndim)  # None: every axis
         ctx.shape, ctx.axes, ctx.keepdim = a.shape, axes, keepdim
         out_dtype = dtype.numpy if dtype is not None else (np.int64 if a.dtype.kind in 'biu' else a.dtype)
         return a.sum(axis=axes, keepdims=keepdim, dtype=out_dtype)
@@ -216,7 +216,7 @@ class Sum(Function):
 
 def _unreduced(ctx, grad):
     "A sum's gradient (tensor or array) with the summed dims back as size 1; a full sum's 0-d gradient expands as it is."
-    if ctx.keepdim or not ctx.axes or len(ctx.axes) == len(ctx.shape): return grad
+    if ctx.keepdim or ctx.axes is None or not ctx.axes or len(ctx.axes) == len(ctx.shape): return grad
     return grad.reshape(tuple(1 if i in ctx.axes else n for i, n in enumerate(ctx.shape)))
 
 class SumDim(Sum): _node_name = 'SumBackward1'  # PyTorch's name for the sum over given dims

@@ -173,7 +173,7 @@ def _record_outputs(ctx, outputs):
         if o is None: meta.append(None); continue
         meta.append((o._data.shape, o._data.dtype, o._device))
         if not (non_diff and any(o is t for t in non_diff)): o.grad_fn, o._output_nr = ctx, i
-    ctx._output_meta = tuple(meta)
+    ctx._output_meta, ctx._n_outputs = tuple(meta), len(meta)
 
 def _save(t, outputs):
     "What the node keeps of saved tensor `t`, with the version to check on unpacking."

@@ -14,6 +14,7 @@ class Node:
     "A step of the backward graph, PyTorch's `grad_fn`: turns output gradients into input gradients."
     _edges = ()  # (node, output_nr) per input, None for inputs that get no gradient
     _input_meta = ()  # (shape, dtype) per input, None for inputs that are not tensors
+    _n_outputs = 1  # how many gradients it takes: a slot each in the engine's buffer (`Function.apply` sets it for more)
     _pre_hooks = _retained = _post_hooks = None  # dicts made on first use: the engine skips a node's hooks with one test
     def name(self): return type(self).__name__
     @property
@@ -227,8 +228,6 @@ def _sole_owner(a):
     # the base's references: the view's, and getrefcount's argument (a local name would be one more)
     return type(a.base) is type(a) and a.base.base is None and a.flags.c_contiguous and a.nbytes == a.base.nbytes and sys.getrefcount(a.base) <= 2
 
-def _n_outputs(node): return 1 if isinstance(node, AccumulateGrad) else len(node._output_meta)
-
 def _add(a, b, node, nr):
     "Two gradients for one slot, added: tensors as tensors (under create_graph the sum is recorded), arrays on their device."
     if isinstance(a, Tensor): return a + b
@@ -242,7 +241,7 @@ def _pass_on(edges, grads, buffers, deps, ready):
         node, nr = e
         if g is not None:
             buf = buffers.get(node)
-            if buf is None: buf = buffers[node] = [None] * _n_outputs(node)
+            if buf is None: buf = buffers[node] = [None] * node._n_outputs
             buf[nr] = g if buf[nr] is None else _add(buf[nr], g, node, nr)
         deps[node] -= 1
         if deps[node] == 0: ready.append(node)
@@ -270,7 +269,7 @@ def _run_backward(roots, grads, retain_graph, create_graph, targets=None):
         try:
             while ready:
                 node = ready.pop()
-                grads = buffers.pop(node, None) or [None] * _n_outputs(node)
+                grads = buffers.pop(node, None) or [None] * node._n_outputs
                 if node._pre_hooks or node._retained: grads = _pre_hooks(node, grads, create_graph)
                 if targets is not None and node in targets:
                     captured[node] = [None if g is None else _tensor(g, node, nr) for nr, g in enumerate(grads)]
