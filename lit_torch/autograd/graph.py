@@ -237,14 +237,16 @@ def _add(a, b, node, nr):
 def _pass_on(edges, grads, buffers, deps, ready):
     "Hand each gradient along its edge into the buffer of the node it leads to (summing those that meet); a node with no edge left to wait for joins `ready`."
     for e, g in zip(edges, grads):
-        if e is None or e[0] not in deps: continue
+        if e is None: continue
         node, nr = e
+        waiting = deps.get(node)  # how many edges into `node` are still to come, this one included
+        if waiting is None: continue  # not on the way to what autograd.grad asked for
         if g is not None:
             buf = buffers.get(node)
             if buf is None: buf = buffers[node] = [None] * node._n_outputs
             buf[nr] = g if buf[nr] is None else _add(buf[nr], g, node, nr)
-        deps[node] -= 1
-        if deps[node] == 0: ready.append(node)
+        deps[node] = waiting - 1
+        if waiting == 1: ready.append(node)
 
 # %% ../../nbs/02e_engine.ipynb #89eadaf1
 class _Callbacks(threading.local):
