@@ -76,7 +76,7 @@ def _broadcast_to(a, shape):
     "`broadcast_to`; a 0-d NumPy array (a full reduction's gradient) as a zero-stride view made directly, 4x cheaper."
     if a.ndim or type(a) is not np.ndarray: return get_array_module(a).broadcast_to(a, shape)
     out = np.ndarray(shape, a.dtype, a, 0, (0,) * len(shape))
-    out.flags.writeable = False  # as broadcast_to's: one element seen many times
+    out.setflags(write=False)  # as broadcast_to's: one element seen many times
     return out
 
 def _view_of(base, array):
@@ -205,7 +205,7 @@ class Sum(Function):
     @staticmethod
     def forward(ctx, x, dim=None, keepdim=False, dtype=None):
         a = x._data
-        axes = _dims(dim, a.ndim)
+        axes = None if dim is None else _dims(dim, a.ndim)  # None: every axis
         ctx.shape, ctx.axes, ctx.keepdim = a.shape, axes, keepdim
         out_dtype = dtype.numpy if dtype is not None else (np.int64 if a.dtype.kind in 'biu' else a.dtype)
         return a.sum(axis=axes, keepdims=keepdim, dtype=out_dtype)
@@ -216,13 +216,14 @@ class Sum(Function):
 
 def _unreduced(ctx, grad):
     "A sum's gradient (tensor or array) with the summed dims back as size 1; a full sum's 0-d gradient expands as it is."
-    if ctx.keepdim or not ctx.axes or len(ctx.axes) == len(ctx.shape): return grad
+    if ctx.keepdim or ctx.axes is None or not ctx.axes or len(ctx.axes) == len(ctx.shape): return grad
     return grad.reshape(tuple(1 if i in ctx.axes else n for i, n in enumerate(ctx.shape)))
 
 class SumDim(Sum): _node_name = 'SumBackward1'  # PyTorch's name for the sum over given dims
 
 def _sum(self, dim=None, keepdim=False, dtype=None):
     "The sum of the elements, over all dimensions or over `dim`."
+    if dim is None and not keepdim and dtype is None: return Sum.apply(self)  # the tensor alone: one input to check, as torch's node has
     return (Sum if dim is None else SumDim).apply(self, dim, keepdim, dtype)
 
 # %% ../nbs/02d_first_ops.ipynb #1869665d
@@ -1509,7 +1510,8 @@ def _matmul(xa, xb):
     if xb.ndim == 2 and xa.ndim > 2:
         return _matmul(xa.reshape(-1, xa.shape[-1]), xb).reshape(xa.shape[:-1] + (xb.shape[-1],))
     out = xa @ xb
-    return _array(out if out.dtype == xa.dtype else out.astype(xa.dtype))  # ml_dtypes' bfloat16 products come back in float32
+    if out.dtype != xa.dtype: out = out.astype(xa.dtype)  # ml_dtypes' bfloat16 products come back in float32
+    return out if xa.ndim > 1 or xb.ndim > 1 else _array(out)  # a dot product gives a NumPy scalar
 
 class Matmul(Function):
     _node_name = 'UnsafeViewBackward0'
@@ -1540,7 +1542,7 @@ class Matmul(Function):
         a, b = ctx._saved_arrays()
         if a.ndim != 2 or b.ndim != 2 or grad.dtype != a.dtype: return NotImplemented  # the two-matrix case only
         na, nb = ctx.needs_input_grad
-        return (_matmul(grad, b.T) if na else None), (_matmul(a.T, grad) if nb else None)
+        return (grad @ b.T if na else None), (a.T @ grad if nb else None)  # a bfloat16 product's float32 is cast back by the engine
 
 class Dot(Matmul): _node_name = 'DotBackward0'
 class Mv(Matmul): _node_name = 'MvBackward0'

@@ -389,3 +389,19 @@ def test_gradients_taken_without_a_copy_alias_nothing():
         before = [k._data.copy() for k in kept]
         out.backward()
         for k, b in zip(kept, before): np.testing.assert_array_equal(k._data, b, err_msg=f'trial {trial}')
+
+
+def test_node_post_hooks_and_retain_grad_see_tensors_like_torch():
+    "The engine carries arrays between nodes (nbs/02e_engine): a node's hook, a tensor hook and retain_grad still get tensors."
+    logs = {}
+    for m in (torch, lt):
+        x, w = m.tensor(A, requires_grad=True), m.tensor(A)
+        h = x * w
+        h.retain_grad()
+        log = []
+        h.grad_fn.register_hook(lambda gi, go: log.append((type(gi).__name__, [None if g is None else round(float(g.sum()), 4) for g in gi],
+                                                           [round(float(g.sum()), 4) for g in go])))
+        h.register_hook(lambda g, m=m: log.append(isinstance(g, m.Tensor)))
+        (h * 3).sum().backward()
+        logs[m.__name__] = log + [round(float(h.grad.sum()), 4), round(float(x.grad.sum()), 4)]
+    assert logs['lit_torch'] == logs['torch']

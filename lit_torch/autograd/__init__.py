@@ -25,11 +25,12 @@ def _start_grads(outputs, grad_outputs):
     grads = []
     for t, g in zip(outputs, grad_outputs):
         if g is None:
-            if t._data.size != 1: raise RuntimeError("grad can be implicitly created only for scalar outputs")
-            if t._data.dtype.kind == 'c': raise RuntimeError("grad can be implicitly created only for real scalar outputs")
-            if t._device.type == 'cpu': g = _wrap(np.array(1, t._data.dtype).reshape(t._data.shape), t._device)  # no device context: the common case
+            a = t._data
+            if a.size != 1: raise RuntimeError("grad can be implicitly created only for scalar outputs")
+            if a.dtype.kind == 'c': raise RuntimeError("grad can be implicitly created only for real scalar outputs")
+            if t._device.type == 'cpu': g = _wrap(np.ones(a.shape, a.dtype) if a.ndim else np.array(1, a.dtype), t._device)  # no device context: the common case
             else:
-                with device_context(t._device): g = _wrap(array_module(t._device).array(1, t._data.dtype).reshape(t._data.shape), t._device)
+                with device_context(t._device): g = _wrap(array_module(t._device).ones(a.shape, a.dtype), t._device)
         elif not isinstance(g, Tensor):
             with device_context(t._device): g = _wrap(array_module(t._device).asarray(g, t._data.dtype), t._device)
         elif g._data.shape != t._data.shape:

@@ -10,7 +10,7 @@ import numpy as np
 from .._C import device_context
 from .._tensor import Tensor, _wrap
 from .grad_mode import _grad_mode
-from .graph import Node, _edge
+from .graph import Node, _accumulator, _edge
 
 # %% ../../nbs/02c_function.ipynb #f70ea31d
 class BackwardNode(Node):
@@ -60,18 +60,18 @@ def _array_formula(cls):
 
 # %% ../../nbs/02c_function.ipynb #378de0ca
 class _SavedOutput:
-    "What a node keeps of a tensor it saved that is one of its own outputs: data, not the tensor."
-    __slots__ = ('data', 'device', 'version', 'output_nr')
-    def __init__(self, t): self.data, self.device, self.version, self.output_nr = t._data, t._device, t._version, t._output_nr
+    "What a node keeps of a tensor it saved that is one of its own outputs: data, not the tensor (under a tensor's slot names)."
+    __slots__ = ('_data', '_device', '_version', '_output_nr')
+    def __init__(self, t): self._data, self._device, self._version, self._output_nr = t._data, t._device, t._version, t._output_nr
 
 def _unpack(node, saved, version):
     if isinstance(saved, _SavedOutput):
-        t = _wrap(saved.data, saved.device, node)
-        t._output_nr, t._version, counter = saved.output_nr, saved.version, saved.version
-    else: t, counter = saved, saved._version
-    if counter[0] != version:
+        t = _wrap(saved._data, saved._device, node)
+        t._output_nr, t._version = saved._output_nr, saved._version
+    else: t = saved
+    if t._version[0] != version:
         raise RuntimeError(f"one of the variables needed for gradient computation has been modified by an inplace operation: "
-                           f"[{t.dtype} {list(t.shape)}], which is saved by {node.name()}; is at version {counter[0]}; "
+                           f"[{t.dtype} {list(t.shape)}], which is saved by {node.name()}; is at version {t._version[0]}; "
                            f"expected version {version} instead.")
     return t
 
@@ -90,9 +90,9 @@ def _saved_arrays(self):
     "The arrays of `saved_tensors`, checked the same way, with no tensors made: for a formula on arrays."
     if self._saved is None: raise RuntimeError(_FREED)
     arrays = []
-    for s, v in self._saved:
-        if type(s) is _SavedOutput and s.version[0] == v: arrays.append(s.data)
-        else: arrays.append(None if s is None else _unpack(self, s, v)._data)  # an input, or the version error
+    for s, v in self._saved:  # a saved input or output: both have `_data` and `_version`
+        if s is None or s._version[0] == v: arrays.append(None if s is None else s._data)
+        else: _unpack(self, s, v)  # the version error
     return arrays
 
 BackwardNode._saved_arrays = _saved_arrays
@@ -117,7 +117,9 @@ class Function(metaclass=FunctionMeta):
 def _apply(cls, device, args, kwargs):
     "The body of apply, run with the inputs' device current."
     ctx = (cls._node_cls or cls._backward_cls)()  # the node class, made on the first call
-    ctx.needs_input_grad = needs = tuple([isinstance(a, Tensor) and (a._requires_grad or a.grad_fn is not None) for a in args])
+    needs = []
+    for a in args: needs.append(isinstance(a, Tensor) and (a._requires_grad or a.grad_fn is not None))  # a loop: a comprehension is a call
+    ctx.needs_input_grad = needs = tuple(needs)
     if _grad_mode.enabled:
         _grad_mode.enabled = False
         try: out = cls.forward(ctx, *args, **kwargs)
@@ -146,18 +148,32 @@ def _output(o, device):
 def _record(ctx, args, needs, outputs):
     "Connect `ctx` into the graph: edges to the inputs, `grad_fn` of the outputs, saved tensors."
     edges, meta = [], []
-    for a, n in zip(args, needs):  # one loop, not two comprehensions: each is a function call
+    for a, n in zip(args, needs):  # loops, not comprehensions: each of those is a function call
         if isinstance(a, Tensor):
-            meta.append((a._data.shape, a._data.dtype))
-            # a non-view with a grad_fn, the usual input, inline; leaves and views through _edge
-            edges.append(None if not n else (a.grad_fn, a._output_nr) if a.grad_fn is not None and a._base is None else _edge(a))
+            x = a._data
+            meta.append((x.shape, x.dtype))
+            if not n: edges.append(None)
+            elif a._base is not None: edges.append(_edge(a))  # a view: its base's changes first (the ops chapter)
+            else: edges.append((a.grad_fn, a._output_nr) if a.grad_fn is not None else (_accumulator(a), 0))
         else: meta.append(None); edges.append(None)
     ctx._edges, ctx._input_meta = tuple(edges), tuple(meta)
-    non_diff = ctx._non_differentiable
+    if len(outputs) == 1 and outputs[0] is not None and not ctx._non_differentiable:  # the usual one output: no loop
+        o = outputs[0]
+        o.grad_fn, o._output_nr, ctx._output_meta = ctx, 0, ((o._data.shape, o._data.dtype, o._device),)
+    else: _record_outputs(ctx, outputs)
+    if ctx._saved:
+        saved = []
+        for t in ctx._saved: saved.append(_save(t, outputs))
+        ctx._saved = tuple(saved)
+
+def _record_outputs(ctx, outputs):
+    "Make `ctx` the `grad_fn` of each differentiable output, and keep each output's metadata."
+    non_diff, meta = ctx._non_differentiable, []
     for i, o in enumerate(outputs):
-        if o is not None and not (non_diff and any(o is t for t in non_diff)): o.grad_fn, o._output_nr = ctx, i
-    ctx._output_meta = tuple([None if o is None else (o._data.shape, o._data.dtype, o._device) for o in outputs])
-    if ctx._saved: ctx._saved = tuple([_save(s, outputs) for s in ctx._saved])
+        if o is None: meta.append(None); continue
+        meta.append((o._data.shape, o._data.dtype, o._device))
+        if not (non_diff and any(o is t for t in non_diff)): o.grad_fn, o._output_nr = ctx, i
+    ctx._output_meta, ctx._n_outputs = tuple(meta), len(meta)
 
 def _save(t, outputs):
     "What the node keeps of saved tensor `t`, with the version to check on unpacking."

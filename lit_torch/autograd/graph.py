@@ -14,6 +14,7 @@ class Node:
     "A step of the backward graph, PyTorch's `grad_fn`: turns output gradients into input gradients."
     _edges = ()  # (node, output_nr) per input, None for inputs that get no gradient
     _input_meta = ()  # (shape, dtype) per input, None for inputs that are not tensors
+    _n_outputs = 1  # how many gradients it takes: a slot each in the engine's buffer (`Function.apply` sets it for more)
     _pre_hooks = _retained = _post_hooks = None  # dicts made on first use: the engine skips a node's hooks with one test
     def name(self): return type(self).__name__
     @property
@@ -62,16 +63,16 @@ from .grad_mode import _grad_mode
 
 # %% ../../nbs/02e_engine.ipynb #aa8c5bf5
 def _graph(roots, targets):
-    "The nodes to run, with their dependency counts: all nodes, or those on a path to a target."
+    "The nodes to run, each with its count of edges into it (the roots' included): all nodes, or those on a path to a target."
     if targets is None:  # backward(): every reachable node; one pass counts the edges into each
-        deps, stack = dict.fromkeys(roots, 0), list(roots)
+        deps, stack = {}, [roots]
         while stack:
-            for e in stack.pop()._edges:
+            for e in stack.pop():
                 if e is None: continue
                 if e[0] in deps: deps[e[0]] += 1
-                else: deps[e[0]] = 1; stack.append(e[0])
+                else: deps[e[0]] = 1; stack.append(e[0]._edges)
         return deps
-    order, seen, stack = [], set(), [(n, False) for n in roots]
+    order, seen, stack = [], set(), [(n, False) for n, _ in roots]
     while stack:  # iterative post-order: a node after everything it leads to
         node, done = stack.pop()
         if done: order.append(node); continue
@@ -83,105 +84,143 @@ def _graph(roots, targets):
     for node in order:
         if node in targets or any(e is not None and e[0] in needed for e in node._edges): needed.add(node)
     deps = dict.fromkeys(needed, 0)
-    for node in needed:
-        for e in node._edges:
+    for edges in [roots, *[node._edges for node in needed]]:
+        for e in edges:
             if e is not None and e[0] in needed: deps[e[0]] += 1
     return deps
 
 # %% ../../nbs/02e_engine.ipynb #e89be08a
-def _pre_hooks(node, grads):
-    "Run the hooks on each output's gradient; the last one of each output is `retain_grad`'s."
+def _device_of(node, nr):
+    "The device of the gradient for output `nr` of `node` (the leaf's own at an `AccumulateGrad`)."
+    return node.variable._device if isinstance(node, AccumulateGrad) else node._output_meta[nr][2]
+
+def _tensor(g, node, nr):
+    "Gradient `g` for output `nr` of `node` as a tensor: an array the engine carried is wrapped on that output's device."
+    return g if isinstance(g, Tensor) else _wrap(g, _device_of(node, nr))
+
+def _pre_hooks(node, grads, create_graph):
+    "Run the hooks on each output's gradient, given as a tensor; the last one of each output is `retain_grad`'s."
     for nr, hooks in (node._pre_hooks or {}).items():
+        if grads[nr] is None: continue
+        g = _tensor(grads[nr], node, nr)
         for hook in list(hooks.values()):
-            if grads[nr] is None: continue
-            new = hook(grads[nr])
-            if new is not None: grads[nr] = new
+            new = hook(g)
+            if new is not None: g = new
+        grads[nr] = g if create_graph else g._data
     for nr, ref in (node._retained or {}).items():
         t = ref()
         if t is not None and grads[nr] is not None:
-            if t.grad is None: t.grad = grads[nr].detach()
+            g = _tensor(grads[nr], node, nr)
+            if t.grad is None: t.grad = g.detach()
             else:
-                with device_context(t._device): t.grad = _wrap(t.grad._data + grads[nr]._data, t._device)
+                with device_context(t._device): t.grad = _wrap(t.grad._data + g._data, t._device)
     return grads
 
 # %% ../../nbs/02e_engine.ipynb #7a3c91e1
 def _one_per_input(node, out):
-    "What `backward` returned, as one gradient per input (extra Nones are allowed), or PyTorch's error."
-    out = out if isinstance(out, tuple) else (out,)
+    "What `backward` returned, as a list of one gradient per input (extra Nones are allowed), or PyTorch's error."
+    out = list(out) if isinstance(out, tuple) else [out]
     n = len(node._edges)
-    if len(out) > n and all(g is None for g in out[n:]): out = out[:n]
+    while len(out) > n and out[-1] is None: out.pop()
     if len(out) != n: raise RuntimeError(f"function {node.name()} returned an incorrect number of gradients (expected {n}, got {len(out)})")
     return out
 
-def _wrap_grads(node, arrays, grad):
-    "The gradients a formula on arrays returned: checked as <code>_run_node</code> checks tensors, wrapped on the node's device (`grad` handed on is reused)."
-    device, out = node._output_meta[0][2], []
-    for i, (a, e, meta) in enumerate(zip(_one_per_input(node, arrays), node._edges, node._input_meta)):
-        if a is None or e is None: out.append(None); continue
-        if grad is not None and a is grad._data: out.append(grad); continue  # handed on unchanged, as `sum_to_size` does with tensors
-        if isinstance(a, np.generic): a = np.asarray(a)  # NumPy's ops on 0-d arrays give scalars; a tensor holds an array
-        if a.shape != meta[0]:
-            raise RuntimeError(f"Function {node.name()} returned an invalid gradient at index {i} - got {list(a.shape)} but expected shape compatible with {list(meta[0])}")
-        out.append(_wrap(a, device) if a.dtype == meta[1] else _wrap(a, device).to(_FROM_NUMPY[meta[1]]))
+def _checked_tensors(node, out):
+    "One gradient per input, each of its input's shape; an input promoted to a wider dtype gets its gradient cast back."
+    out = _one_per_input(node, out)
+    for i, (g, e, meta) in enumerate(zip(out, node._edges, node._input_meta)):
+        if g is None or e is None: continue
+        if g._data.shape != meta[0]: raise _invalid(node, i, g._data.shape, meta[0])
+        if g._data.dtype != meta[1]: out[i] = g.to(_FROM_NUMPY[meta[1]])
     return out
 
+def _checked_arrays(node, out):
+    "The same checks for what a formula on arrays returned; NumPy's scalars (its ops on 0-d arrays give them) become arrays."
+    if type(out) is not tuple or len(out) != len(node._edges): out = _one_per_input(node, out)
+    for i, a in enumerate(out):  # one pass that finds nothing to fix, as a rule
+        if a is not None and node._edges[i] is not None:
+            shape, dtype = node._input_meta[i]
+            if a.shape != shape or a.dtype != dtype or type(a) is not np.ndarray: return _fixed_arrays(node, out)
+    return out
+
+def _fixed_arrays(node, out):
+    "PyTorch's error for a gradient of the wrong shape; a wider dtype cast back, a NumPy scalar made an array."
+    out = list(out)
+    for i, (a, e, meta) in enumerate(zip(out, node._edges, node._input_meta)):
+        if a is None or e is None: continue
+        if a.shape != meta[0]: raise _invalid(node, i, a.shape, meta[0])
+        if a.dtype != meta[1]: out[i] = a = a.astype(meta[1])
+        if isinstance(a, np.generic): out[i] = np.asarray(a)
+    return out
+
+def _invalid(node, i, shape, expected):
+    return RuntimeError(f"Function {node.name()} returned an invalid gradient at index {i} - got {list(shape)} but expected shape compatible with {list(expected)}")
+
 # %% ../../nbs/02e_engine.ipynb #860d36c6
-def _call_node(node, grads):
-    "Run `node.apply` on its output gradients, on its outputs' device; check and return one gradient per input."
-    for meta in node._output_meta:  # the device of its first output; a GPU one is made current for the whole step
-        if meta is not None:
-            if meta[2].type == 'cuda':
-                with device_context(meta[2]): return _run_node(node, grads)
-            break
-    return _run_node(node, grads)
+def _call_node(node, grads, create_graph):
+    "Run `node` on its output gradients, on its outputs' device, then its post hooks; return one gradient per input."
+    for meta in node._output_meta:
+        if meta is not None: break  # the first output's device: a GPU one is made current for the whole step
+    if meta[2].type != 'cuda': out = _run_node(node, grads, create_graph)
+    else:
+        with device_context(meta[2]): out = _run_node(node, grads, create_graph)
+    if node._post_hooks:
+        grad_inputs = tuple(None if g is None or e is None else _tensor(g, *e) for g, e in zip(out, node._edges))
+        grad_outputs = tuple(None if g is None else _tensor(g, node, nr) for nr, g in enumerate(grads))
+        for hook in list(node._post_hooks.values()): hook(grad_inputs, grad_outputs)
+    return out
 
 # %% ../../nbs/02e_engine.ipynb #5ed506d9
-def _run_node(node, grads):
+def _run_node(node, grads, create_graph):
     if node.materialize_grads:
         for g in grads:
             if g is None:
-                grads = [g if g is not None else _zeros(m) for g, m in zip(grads, node._output_meta)]
+                grads = [g if g is not None else _zeros(m) if create_graph else _zeros(m)._data for g, m in zip(grads, node._output_meta)]
                 break
-    if node._backward_arrays is not None and not _grad_mode.enabled:  # no graph to record: the formula on arrays
-        out = node._backward_arrays(node, *[None if g is None else g._data for g in grads])
-        if out is not NotImplemented: return _wrap_grads(node, out, grads[0])
-    out = list(_one_per_input(node, node.apply(*grads)))
-    for i, (g, meta) in enumerate(zip(out, node._input_meta)):
-        if g is None or node._edges[i] is None: continue
-        if g._data.shape != meta[0]:
-            raise RuntimeError(f"Function {node.name()} returned an invalid gradient at index {i} - got {list(g.shape)} but expected shape compatible with {list(meta[0])}")
-        if g._data.dtype != meta[1]: out[i] = g.to(_FROM_NUMPY[meta[1]])  # an input promoted to a wider dtype gets its gradient in its own
-    return out
+    if create_graph: return _checked_tensors(node, node.apply(*grads))
+    if node._backward_arrays is not None:  # no graph to record: the formula on arrays, if the node has one
+        out = node._backward_arrays(node, *grads)
+        if out is not NotImplemented: return _checked_arrays(node, out)
+    out = node.apply(*[None if g is None else _wrap(g, m[2]) for g, m in zip(grads, node._output_meta)])
+    return [g._data if isinstance(g, Tensor) else None for g in _checked_tensors(node, out)]
 
 def _zeros(meta):
     shape, dtype, device = meta
     with device_context(device): return _wrap(array_module(device).zeros(shape, dtype), device)
 
 # %% ../../nbs/02e_engine.ipynb #451eeb40
-def _accumulate(node, grad, create_graph, deliveries=None):
-    "Add `grad` into the leaf's `.grad`, on the leaf's device (a CPU leaf skips the `with`: the common case)."
+def _accumulate(node, grads, create_graph):
+    "Add the gradient in `grads` (the leaf's buffer) into the leaf's `.grad`, on the leaf's device (a CPU leaf skips the `with`)."
     v = node.variable
-    if v._device.type == 'cpu': return _accumulate_grad(v, grad, create_graph, deliveries)
-    with device_context(v._device): _accumulate_grad(v, grad, create_graph, deliveries)
+    if v._device.type == 'cpu': return _accumulate_grad(v, grads, create_graph)
+    with device_context(v._device): _accumulate_grad(v, grads, create_graph)
 
-def _accumulate_grad(v, grad, create_graph, deliveries):
-    "Run the leaf's hooks and add `grad` into `v.grad`; a fresh gradient (see `_fresh`) is taken without a copy."
-    if v._hooks:
-        for hook in list(v._hooks.values()):
-            new = hook(grad)
-            if new is not None: grad = new
+def _accumulate_grad(v, grads, create_graph):
+    "Run the leaf's hooks and add its gradient into `v.grad`; an array nothing else holds (see `_fresh`) becomes `.grad` without a copy."
+    grad = grads.pop()  # from here on the engine holds it by this one name
+    if v._hooks: grad = _leaf_hooks(v, grad, create_graph)
     if create_graph: v.grad = grad if v.grad is None else v.grad + grad
-    elif v.grad is None: v.grad = grad.detach() if _fresh(grad, deliveries) else _wrap(grad._data.copy(), grad._device)
-    else: v.grad._data += grad._data
+    elif v.grad is None: v.grad = _wrap(grad if _fresh(grad) else grad.copy(), v._device)
+    else: v.grad._data += grad
     if v._post_accumulate_hooks:
         for hook in list(v._post_accumulate_hooks.values()): hook(v)
 
+def _leaf_hooks(v, grad, create_graph):
+    "Run the leaf's hooks on its gradient, given as a tensor; a hook's result replaces it."
+    g = grad if create_graph else _wrap(grad, v._device)
+    for hook in list(v._hooks.values()):
+        new = hook(g)
+        if new is not None: g = new
+    return g if create_graph else g._data
+
 # %% ../../nbs/02e_engine.ipynb #51cc6c6b
-def _fresh(g, deliveries):
-    "Delivered once, the only way to its memory, and held by no other tensor: `.grad` can take `g`'s array as it is."
-    if deliveries is None or deliveries.get(id(g._data)) != 1 or not _sole_owner(g._data): return False
-    # what the engine itself holds: the tensor in grads_in and in four frames, plus the call's argument; the array in the tensor, plus the argument
-    return sys.getrefcount(g) <= 7 and sys.getrefcount(g._data) <= 2
+def _fresh(a):
+    "Held by the caller's one name alone, and the only way to its memory: `.grad` can take array `a` as it is."
+    return sys.getrefcount(a) <= _ONE_NAME and _sole_owner(a)
+
+def _count(a): return sys.getrefcount(a)
+def _held_by_one_name(): a = object(); return _count(a)
+_ONE_NAME = _held_by_one_name()  # as `_fresh` counts: the caller's name, the argument, getrefcount's own (3 on CPython 3.11)
 
 def _sole_owner(a):
     "`a` owns its memory, or is a contiguous view of all of an array that nothing else holds (a reshaped product)."
@@ -189,36 +228,25 @@ def _sole_owner(a):
     # the base's references: the view's, and getrefcount's argument (a local name would be one more)
     return type(a.base) is type(a) and a.base.base is None and a.flags.c_contiguous and a.nbytes == a.base.nbytes and sys.getrefcount(a.base) <= 2
 
-def _n_outputs(node): return 1 if isinstance(node, AccumulateGrad) else len(node._output_meta)
-
-def _deliver(buffers, node, nr, g, deliveries):
-    "Add gradient `g` into slot `nr` of `node`'s buffer, counting the deliveries of its array."
-    buf = buffers.get(node)
-    if buf is None: buf = buffers[node] = [None] * _n_outputs(node)
-    if buf[nr] is None:
-        key = id(g._data)
-        deliveries[key] = deliveries.get(key, 0) + 1
-        buf[nr] = g
-        return
-    _forget(deliveries, (buf[nr], g))  # both terms end here, in the sum
-    buf[nr] = total = buf[nr] + g
-    deliveries[id(total._data)] = 1  # a new array, in this buffer alone
-
-def _forget(deliveries, grads, kept=()):
-    "Drop the counts of gradients the engine no longer holds (bar those in `kept`): a freed array's id goes to the next one."
-    for g in grads:
-        if g is not None and not any(g is k for k in kept): deliveries.pop(id(g._data), None)
+def _add(a, b, node, nr):
+    "Two gradients for one slot, added: tensors as tensors (under create_graph the sum is recorded), arrays on their device."
+    if isinstance(a, Tensor): return a + b
+    with device_context(_device_of(node, nr)): return a + b
 
 # %% ../../nbs/02e_engine.ipynb #701c2630
-def _pass_on(node, out, buffers, deps, ready, deliveries):
-    "Hand `node`'s gradients `out` along its edges; a node with no gradient left to wait for joins `ready`."
-    for e, g in zip(node._edges, out):
+def _pass_on(edges, grads, buffers, deps, ready):
+    "Hand each gradient along its edge into the buffer of the node it leads to (summing those that meet); a node with no edge left to wait for joins `ready`."
+    for e, g in zip(edges, grads):
         if e is None: continue
-        nxt = e[0]
-        if nxt not in deps: continue
-        if g is not None: _deliver(buffers, nxt, e[1], g, deliveries)
-        deps[nxt] -= 1
-        if deps[nxt] == 0: ready.append(nxt)
+        node, nr = e
+        waiting = deps.get(node)  # how many edges into `node` are still to come, this one included
+        if waiting is None: continue  # not on the way to what autograd.grad asked for
+        if g is not None:
+            buf = buffers.get(node)
+            if buf is None: buf = buffers[node] = [None] * node._n_outputs
+            buf[nr] = g if buf[nr] is None else _add(buf[nr], g, node, nr)
+        deps[node] = waiting - 1
+        if waiting == 1: ready.append(node)
 
 # %% ../../nbs/02e_engine.ipynb #89eadaf1
 class _Callbacks(threading.local):
@@ -226,48 +254,35 @@ class _Callbacks(threading.local):
 
 _callbacks = _Callbacks()
 
-def _run_callbacks():
+def _run_callbacks(queue):
     "Run the callbacks queued during this backward, including any they queue themselves."
-    queue = _callbacks.queue
     while queue:
         queue.pop(0)()
 
 # %% ../../nbs/02e_engine.ipynb #fb715769
 def _run_backward(roots, grads, retain_graph, create_graph, targets=None):
     "Propagate `grads` from `roots` (node, output_nr) back through the graph; return captured target gradients."
-    deps = _graph({n for n, _ in roots}, targets)
-    buffers, captured, deliveries = {}, {}, {}
-    outer, _callbacks.queue = _callbacks.queue, []  # a backward inside a hook gets its own queue
-    for (node, nr), g in zip(roots, grads):
-        _deliver(buffers, node, nr, g, deliveries)
-        deliveries[id(g._data)] += 1  # the caller's gradient is never fresh
-    ready = [n for n in dict.fromkeys(n for n, _ in roots) if deps.get(n) == 0]
+    deps, buffers, captured, ready = _graph(roots, targets), {}, {}, []
+    _pass_on(roots, grads if create_graph else [g._data for g in grads], buffers, deps, ready)  # the roots are edges too
+    queue, outer = [], _callbacks.queue
+    _callbacks.queue = queue  # a backward inside a hook gets its own queue
     enabled, _grad_mode.enabled = _grad_mode.enabled, create_graph
     try:
-        while ready:
-            node = ready.pop()
-            grads_in = buffers.pop(node, None) or [None] * _n_outputs(node)
-            if node._pre_hooks or node._retained: grads_in = _pre_hooks(node, grads_in)
-            if targets is not None and node in targets:
-                captured[node] = grads_in
-                if not any(e is not None and e[0] in deps for e in node._edges): continue  # nothing needed lies beyond it
-            if isinstance(node, AccumulateGrad):
-                g = grads_in[0]
-                if targets is None and g is not None:
-                    _accumulate(node, g, create_graph, deliveries)
-                    deliveries.pop(id(g._data), None)  # taken or copied: forgotten (see `_forget`)
-                continue
-            out = _call_node(node, grads_in)
-            if node._post_hooks:
-                for hook in list(node._post_hooks.values()): hook(out, grads_in)
-            if not retain_graph: node._saved = None
-            _pass_on(node, out, buffers, deps, ready, deliveries)
-            _forget(deliveries, grads_in, out)
-    except BaseException:
-        _callbacks.queue = outer
-        raise
-    finally: _grad_mode.enabled = enabled
-    try: _run_callbacks()
+        try:
+            while ready:
+                node = ready.pop()
+                grads = buffers.pop(node, None) or [None] * node._n_outputs
+                if node._pre_hooks or node._retained: grads = _pre_hooks(node, grads, create_graph)
+                if targets is not None and node in targets:
+                    captured[node] = [None if g is None else _tensor(g, node, nr) for nr, g in enumerate(grads)]
+                    if not any(e is not None and e[0] in deps for e in node._edges): continue  # nothing needed lies beyond it
+                if isinstance(node, AccumulateGrad):
+                    if targets is None and grads[0] is not None: _accumulate(node, grads, create_graph)
+                    continue
+                _pass_on(node._edges, _call_node(node, grads, create_graph), buffers, deps, ready)  # no name keeps them: see `_fresh`
+                if not retain_graph: node._saved = None
+        finally: _grad_mode.enabled = enabled
+        _run_callbacks(queue)
     finally: _callbacks.queue = outer
     return captured
 
