@@ -216,7 +216,7 @@ class Sum(Function):
 
 def _unreduced(ctx, grad):
     "A sum's gradient (tensor or array) with the summed dims back as size 1; a full sum's 0-d gradient expands as it is."
-    if ctx.keepdim or ctx.axes is None or not ctx.axes or len(ctx.axes) == len(ctx.shape): return grad
+    if ctx.keepdim or not ctx.axes or len(ctx.axes) == len(ctx.shape): return grad
     return grad.reshape(tuple(1 if i in ctx.axes else n for i, n in enumerate(ctx.shape)))
 
 class SumDim(Sum): _node_name = 'SumBackward1'  # PyTorch's name for the sum over given dims
@@ -1513,6 +1513,7 @@ def _matmul(xa, xb):
     if out.dtype != xa.dtype: out = out.astype(xa.dtype)  # ml_dtypes' bfloat16 products come back in float32
     return out if xa.ndim > 1 or xb.ndim > 1 else _array(out)  # a dot product gives a NumPy scalar
 
+# %% ../nbs/03_ops.ipynb #0b8aa76d
 class Matmul(Function):
     _node_name = 'UnsafeViewBackward0'
     @staticmethod
@@ -4321,15 +4322,18 @@ def pinverse(input, rcond=1e-15):
     return _pinv(input, rtol=rcond)
 
 # %% ../nbs/03i_linalg.ipynb #67c09abb
-_DOT_BLOCK = 1 << 16
+_BLOCK_ELEMENTS = 1 << 16  # per array: a few such blocks of float32 fit in the L2 cache together
+
+def _flat_blocks(*arrays, size=_BLOCK_ELEMENTS):
+    "Aligned flat views of `size` elements at a time of C-ordered arrays of one shape (a None passes through)."
+    flat = [None if a is None else a.reshape(-1) for a in arrays]
+    for i in range(0, flat[0].size, size): yield tuple(None if f is None else f[i:i + size] for f in flat)
 
 def _sum_squares(a, ax):
-    "Σ a² over `ax` (kept as size-1 dims); over all of a big float NumPy array, a BLAS dot per 64 K block: no squared copy."
-    if ax is not None or type(a) is not np.ndarray or a.dtype not in (np.float32, np.float64) or a.size <= _DOT_BLOCK or not a.flags.c_contiguous:
+    "Σ a² over `ax` (kept as size-1 dims); over all of a big float NumPy array, a BLAS dot per block: no squared copy."
+    if ax is not None or type(a) is not np.ndarray or a.dtype not in (np.float32, np.float64) or a.size <= _BLOCK_ELEMENTS or not a.flags.c_contiguous:
         return (a * a).sum(ax, keepdims=True)
-    f = a.reshape(-1)
-    s = builtins.sum(np.dot(f[i:i + _DOT_BLOCK], f[i:i + _DOT_BLOCK]) for i in range(0, f.size, _DOT_BLOCK))
-    return np.full((1,) * a.ndim, s, a.dtype)
+    return np.full((1,) * a.ndim, builtins.sum(np.dot(b, b) for b, in _flat_blocks(a)), a.dtype)
 
 # %% ../nbs/03i_linalg.ipynb #f1a2e008
 class _VectorNorm(Function):

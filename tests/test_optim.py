@@ -480,19 +480,19 @@ def test_big_parameters_by_blocks(name, kwargs):
     "Parameters of several blocks (and a strided one, updated whole) step as torch's do, and bit for bit as one whole-array pass."
     from lit_torch.optim import optimizer as lopt_mod
     rng = np.random.default_rng(3)
-    shapes = [(5, lopt_mod._BLOCK + 7), (3 * lopt_mod._BLOCK + 1,), (7,)]
+    shapes = [(5, lopt_mod._BLOCK_ELEMENTS + 7), (3 * lopt_mod._BLOCK_ELEMENTS + 1,), (7,)]
     init = [rng.standard_normal(s).astype(np.float32) for s in shapes]
     grads = [[rng.standard_normal(s).astype(np.float32) for s in shapes] for _ in range(3)]
     tp = [torch.tensor(a, requires_grad=True) for a in init]
     lp = [lt.tensor(a, requires_grad=True) for a in init]
     whole = [lt.tensor(a, requires_grad=True) for a in init]
     topt, lopt, wopt = getattr(torch.optim, name)(tp, **kwargs), LIT[name](lp, **kwargs), LIT[name](whole, **kwargs)
-    block = lopt_mod._BLOCK
+    block = lopt_mod._BLOCK_ELEMENTS
     for g in grads:
         for t, l, w, gi in zip(tp, lp, whole, g): t.grad, l.grad, w.grad = torch.tensor(gi), lt.tensor(gi), lt.tensor(gi)
         topt.step(); lopt.step()
-        lopt_mod._BLOCK = 1 << 40  # every parameter in one call
+        lopt_mod._BLOCK_ELEMENTS = 1 << 40  # every parameter in one call
         try: wopt.step()
-        finally: lopt_mod._BLOCK = block
+        finally: lopt_mod._BLOCK_ELEMENTS = block
         for l, w in zip(lp, whole): np.testing.assert_array_equal(l.detach().numpy(), w.detach().numpy())
         assert_params(lp, tp, rtol=1e-5, atol=1e-6)

@@ -230,6 +230,7 @@ def matrix_norm(A, ord='fro', dim=(-2, -1), keepdim=False, *, dtype=None, out=No
     r = r.amax(cols, keepdim=True) if ord > 0 else r.amin(cols, keepdim=True)
     return r if keepdim else r.squeeze((d0, d1))
 
+# %% ../../nbs/03i_linalg.ipynb #78782178
 @_out
 def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None, out=None):
     "`vector_norm` or `matrix_norm`, by `ord` and `dim`: with neither, the 2-norm of every element."

@@ -10,6 +10,7 @@ import numpy as np
 from collections import defaultdict
 from .._C import _attach_methods, _cpu, device_context, float64, get_array_module, get_default_dtype
 from .._tensor import Tensor, _wrap
+from ..ops import _BLOCK_ELEMENTS, _flat_blocks
 
 # %% ../../nbs/08_optim.ipynb #e23eb3e5
 class _RequiredParameter:
@@ -156,15 +157,12 @@ def _bump(t):
     return float(a[0])
 
 # %% ../../nbs/08_optim.ipynb #1d469d67
-_BLOCK = 1 << 16  # elements of each array per block
-
 def _by_blocks(update, *arrays):
     "Call `update(*blocks)` on aligned blocks of the same-shaped contiguous NumPy `arrays` (None passes through)."
     x = arrays[0]
-    if type(x) is not np.ndarray or x.size <= _BLOCK or not all(a is None or (type(a) is np.ndarray and a.flags.c_contiguous and a.shape == x.shape) for a in arrays):
+    if type(x) is not np.ndarray or x.size <= _BLOCK_ELEMENTS or not all(a is None or (type(a) is np.ndarray and a.flags.c_contiguous and a.shape == x.shape) for a in arrays):
         return update(*arrays)
-    flat = [None if a is None else a.reshape(-1) for a in arrays]
-    for i in range(0, x.size, _BLOCK): update(*(None if a is None else a[i:i + _BLOCK] for a in flat))
+    for blocks in _flat_blocks(*arrays): update(*blocks)
 
 # %% ../../nbs/08_optim.ipynb #4b1ead62
 def _value(x):
