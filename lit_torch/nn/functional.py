@@ -637,8 +637,8 @@ def _columns(xa, wshape, geo):
 
 
 # %% ../../nbs/04_functional.ipynb #0befa9c2
-def _channel_sums(a):
-    "Sums of `a` (N, C, ...) over all but the channel axis: a bias's gradient. Rows by BLAS, then the batch: 4-10x NumPy's sum."
+def _conv_bias_grad(a):
+    "A convolution bias's gradient: `a` (N, C, ...) summed over all but the channel axis, rows by BLAS then the batch (4-10x NumPy's sum)."
     if type(a) is not np.ndarray or a.dtype.char not in 'fd' or not a.size or not a.flags.c_contiguous: return a.sum((0,) + tuple(range(2, a.ndim)))
     rows = a.reshape(a.shape[0] * a.shape[1], -1)
     return _ops._sum_leading((rows @ np.ones(rows.shape[1], a.dtype)).reshape(a.shape[:2]), 1)
@@ -665,7 +665,7 @@ class Convolution(Function):
         gyc = _by_channel(g, groups) if nx or nw and cols._data.ndim == 3 else None  # ∂y channels first, for both products
         gx = _like(_conv_input_grad(g, w._data, x.shape, ctx.geo, gyc), grad) if nx else None
         gw = _like(_conv_weight_grad(cols._data, g, w.shape, groups, gyc), grad) if nw else None
-        return gx, gw, (_like(_channel_sums(g), grad) if nb else None), None
+        return gx, gw, (_like(_conv_bias_grad(g), grad) if nb else None), None
 
 
 # %% ../../nbs/04_functional.ipynb #b1b99f80
@@ -1871,7 +1871,7 @@ class ConvolutionTranspose(Function):
     def backward(ctx, grad):
         x, w = ctx.saved_tensors
         nx, nw, nb = ctx.needs_input_grad[:3]
-        gb = (grad.sum((0,) + tuple(range(2, grad.ndim))) if _grad_mode.enabled else _like(_channel_sums(grad._data), grad)) if nb else None
+        gb = (grad.sum((0,) + tuple(range(2, grad.ndim))) if _grad_mode.enabled else _like(_conv_bias_grad(grad._data), grad)) if nb else None
         grad, geo = _backward_geo(grad, x.shape, w.shape, ctx.geo)
         if _grad_mode.enabled:
             return (Convolution.apply(grad, w, None, geo) if nx else None,
