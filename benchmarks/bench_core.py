@@ -25,6 +25,10 @@ def timeit(f, repeat=5, min_time=0.1):
         best = min(best, (time.perf_counter() - t) / n)
     return best
 
+def set_threads(n):
+    "Both libraries on `n` threads: torch's intra-op pool and NumPy's BLAS (through lit_torch.set_num_threads)."
+    torch.set_num_threads(n); lt.set_num_threads(n)
+
 def side_by_side(make):
     "Time `make(torch)` then `make(lt)` (each returns a zero-argument callable), pausing between them."
     out = []
@@ -86,9 +90,13 @@ def main():
         rows.append((f'{op} 4x4, requires_grad, forward+backward', *side_by_side(small_op(op, True, True))))
     rows.append(('matmul 16x16 forward', *side_by_side(matmul16(False))))
     rows.append(('matmul 16x16 forward+backward', *side_by_side(matmul16(True))))
+    default = torch.get_num_threads()
+    set_threads(1)
+    rows.append(('MLP 784-512-512-10 step, batch 128, 1 thread', *side_by_side(mlp_step)))
+    set_threads(default)
     rows.append(('MLP 784-512-512-10 step, batch 128', *side_by_side(mlp_step)))
     floor, rate = gemm_floor()
-    print(f'threads: torch {torch.get_num_threads()}; NumPy float32 GEMM rate {rate / 1e9:.0f} GFLOP/s\n')
+    print(f'threads: torch {default} unless the row says; NumPy float32 GEMM rate {rate / 1e9:.0f} GFLOP/s\n')
     print('| benchmark | torch | lit_torch | ratio |\n|---|---|---|---|')
     for name, t, l in rows: print(f'| {name} | {t * 1e6:.1f} µs | {l * 1e6:.1f} µs | {l / t:.2f}x |')
     print(f'| MLP step GEMM floor (FLOPs / NumPy GEMM rate) | | {floor * 1e6:.1f} µs | {floor / rows[-1][1]:.2f}x of torch |')

@@ -1,9 +1,9 @@
 """lit_torch vs torch (CPU), side by side in one run: an nn MLP step, a small CNN step, Conv2d alone, and a
-DCGAN generator step (ConvTranspose2d).
+DCGAN generator step (ConvTranspose2d); the MLP and CNN steps also at 1 thread.
 
 Each step is the same code for both libraries (`import lit_torch as torch` style), timed with the
 helpers of bench_core. The floor is the step's Linear/Conv/ConvTranspose FLOPs (3x the forward's, counted with a
-global forward hook on the torch step) at NumPy's measured float32 GEMM rate. Run: python benchmarks/bench_nn.py [--device cuda]   (on a GPU: float32 with torch's TF32 off;
+global forward hook on the torch step) at NumPy's measured float32 GEMM rate with the same threads. Run: python benchmarks/bench_nn.py [--device cuda]   (on a GPU: float32 with torch's TF32 off;
 each timed step ends with a synchronize)
 """
 import math, sys, time
@@ -12,7 +12,7 @@ import numpy as np
 import torch
 import lit_torch as lt
 sys.path.insert(0, str(Path(__file__).parent))
-from bench_core import side_by_side
+from bench_core import set_threads, side_by_side
 
 DEVICE = 'cpu'
 def synced(m, step):
@@ -100,16 +100,22 @@ def main():
     if DEVICE != 'cpu':
         torch.backends.cuda.matmul.allow_tf32 = torch.backends.cudnn.allow_tf32 = False
         print(f'device: {DEVICE}: torch on {torch.cuda.get_device_name()}, lit_torch on CuPy; float32, TF32 off')
-    makes = [('MLP 784-512-512-10 step (nn.Sequential, CrossEntropyLoss, SGD), batch 128', mlp),
-             ('CNN step: conv 3→32→64, 32×32, batch 32 (SGD momentum)', cnn),
-             ('Conv2d 32→64 3×3, 16×16, batch 32, forward+backward', conv),
-             ('DCGAN generator step: ConvTranspose2d 100→512→256→128→64→3, 64×64, BatchNorm2d+ReLU, batch 16 (Adam)', dcgan)]
-    rows = [(name, *side_by_side(make), step_flops(make) if DEVICE == 'cpu' else None) for name, make in makes]
-    rate = gemm_rate() if DEVICE == 'cpu' else None
-    print(f'threads: torch {torch.get_num_threads()}' + (f'; NumPy float32 GEMM rate {rate / 1e9:.0f} GFLOP/s' if rate else '') + '\n')
+    default = torch.get_num_threads()
+    mlp_name, cnn_name = 'MLP 784-512-512-10 step (nn.Sequential, CrossEntropyLoss, SGD), batch 128', 'CNN step: conv 3→32→64, 32×32, batch 32 (SGD momentum)'
+    makes = [(mlp_name, mlp, default), (cnn_name, cnn, default),
+             ('Conv2d 32→64 3×3, 16×16, batch 32, forward+backward', conv, default),
+             ('DCGAN generator step: ConvTranspose2d 100→512→256→128→64→3, 64×64, BatchNorm2d+ReLU, batch 16 (Adam)', dcgan, default)]
+    if DEVICE == 'cpu': makes += [(mlp_name + ', 1 thread', mlp, 1), (cnn_name + ', 1 thread', cnn, 1)]
+    rows, rates = [], {}
+    for name, make, threads in makes:
+        set_threads(threads)
+        if DEVICE == 'cpu' and threads not in rates: rates[threads] = gemm_rate()
+        rows.append((name, *side_by_side(make), step_flops(make) / rates[threads] if DEVICE == 'cpu' else None))
+    set_threads(default)
+    print(f'threads: torch {default} unless the row says' + (f'; NumPy float32 GEMM rate {rates[default] / 1e9:.0f} GFLOP/s' if rates else '') + '\n')
     print('| benchmark | torch | lit_torch | ratio | GEMM floor | lit_torch / floor |\n|---|---|---|---|---|---|')
-    for name, t, l, flops in rows:
-        floor = f'{flops / rate * 1e3:.2f} ms | {l / (flops / rate):.2f}x' if flops else ' | '
+    for name, t, l, floor in rows:
+        floor = f'{floor * 1e3:.2f} ms | {l / floor:.2f}x' if floor else ' | '
         print(f'| {name} | {t * 1e3:.2f} ms | {l * 1e3:.2f} ms | {l / t:.2f}x | {floor} |')
 
 if __name__ == '__main__': main()
