@@ -218,7 +218,9 @@ class Sum(Function):
     @staticmethod
     def backward(ctx, grad): return Expand.apply(_unreduced(ctx, grad), ctx.shape), None, None, None
     @staticmethod
-    def _backward_arrays(ctx, grad): return _broadcast_to(_unreduced(ctx, grad), ctx.shape), None, None, None
+    def _backward_arrays(ctx, grad):  # one gradient per input, exactly: the engine then takes its quick path
+        g = _broadcast_to(_unreduced(ctx, grad), ctx.shape)
+        return (g,) if len(ctx._edges) == 1 else (g, None, None, None)
 
 def _unreduced(ctx, grad):
     "A sum's gradient (tensor or array) with the summed dims back as size 1; a full sum's 0-d gradient expands as it is."

@@ -282,7 +282,7 @@ def _run_backward(roots, grads, retain_graph, create_graph, targets=None):
                 _pass_on(node._edges, _call_node(node, grads, create_graph), buffers, deps, ready)  # no name keeps them: see `_fresh`
                 if not retain_graph: node._saved = None
         finally: _grad_mode.enabled = enabled
-        _run_callbacks(queue)
+        if queue: _run_callbacks(queue)
     finally: _callbacks.queue = outer
     return captured
 
