@@ -75,10 +75,14 @@ def mlp_step(m, batch=128, sizes=(784, 512, 512, 10), lr=0.01):
             for p in params: p.sub_(lr * p.grad)
     return step
 
+def gemm_rate(n=512):
+    "NumPy's float32 GEMM rate (FLOP/s) on n×n×n, at the current BLAS thread count."
+    a, b = np.random.rand(n, n).astype(np.float32), np.random.rand(n, n).astype(np.float32)
+    return 2 * n ** 3 / timeit(lambda: a @ b)
+
 def gemm_floor(batch=128, sizes=(784, 512, 512, 10)):
     "Seconds the MLP step's matmuls take at NumPy's float32 GEMM rate (3 GEMMs per layer: forward and two backward)."
-    a, b = np.random.rand(1024, 1024).astype(np.float32), np.random.rand(1024, 1024).astype(np.float32)
-    rate = 2 * 1024 ** 3 / timeit(lambda: a @ b)
+    rate = gemm_rate(1024)
     flops = sum(3 * 2 * batch * i * o for i, o in zip(sizes[:-1], sizes[1:]))
     return flops / rate, rate
 

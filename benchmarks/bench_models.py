@@ -21,7 +21,7 @@ import numpy as np
 import torch
 import lit_torch as lt
 sys.path.insert(0, str(Path(__file__).parent))
-from bench_core import set_threads
+from bench_core import gemm_rate, set_threads
 
 ROUNDS = 5
 
@@ -41,13 +41,6 @@ def interleaved(make, rounds=None, n=2):
             time.sleep(0.15)
             res[m].append(best_of(f, n))
     return float(np.median(res[torch])), float(np.median(res[lt]))
-
-
-def gemm_rate(n=512, reps=10):
-    "NumPy's float32 GEMM rate (FLOP/s) at the current BLAS thread count."
-    a, b = np.random.rand(n, n).astype(np.float32), np.random.rand(n, n).astype(np.float32)
-    a @ b
-    return 2 * n ** 3 / min(best_of(lambda: a @ b, reps), 1e9)
 
 def step_flops(model, *inputs, extra=0):
     "3x the forward FLOPs of the torch model's Linear and Conv layers (hooks), plus `extra` forward FLOPs."

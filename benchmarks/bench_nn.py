@@ -12,7 +12,7 @@ import numpy as np
 import torch
 import lit_torch as lt
 sys.path.insert(0, str(Path(__file__).parent))
-from bench_core import set_threads, side_by_side
+from bench_core import gemm_rate, set_threads, side_by_side
 
 DEVICE = 'cpu'
 def synced(m, step):
@@ -82,14 +82,6 @@ def step_flops(make):
     try: make(torch)()
     finally: h.remove()
     return 3 * total[0]
-
-def gemm_rate(n=512, reps=10):
-    "NumPy's float32 GEMM rate (FLOP/s), best of `reps`."
-    a, b = np.random.rand(n, n).astype(np.float32), np.random.rand(n, n).astype(np.float32)
-    best = float('inf')
-    for _ in range(reps + 1):
-        t = time.perf_counter(); a @ b; best = min(best, time.perf_counter() - t)
-    return 2 * n ** 3 / best
 
 def main():
     global DEVICE

@@ -381,7 +381,7 @@ class NativeLayerNorm(Function):
             d *= rstd._data
             gx = _like(d.reshape(x.shape), grad)
         if nw: gw = _like(xp.einsum('ij,ij->j', g, xh).reshape(w.shape), grad)
-        if nb: gb = _like((xp.ones(g.shape[0], g.dtype) @ g).reshape(b.shape), grad)
+        if nb: gb = _like(_ops._sum_leading(g, 1).reshape(b.shape), grad)
         return gx, None, gw, gb, None
 
 # %% ../../nbs/04_functional.ipynb #c40a4928
@@ -637,8 +637,8 @@ def _columns(xa, wshape, geo):
 
 
 # %% ../../nbs/04_functional.ipynb #0befa9c2
-def _conv_bias_grad(a):
-    "A convolution bias's gradient: `a` (N, C, ...) summed over all but the channel axis, rows by BLAS then the batch (4-10x NumPy's sum)."
+def _per_channel_sum(a):
+    "Sums of `a` (N, C, ...) over all but the channel axis (a convolution bias's gradient): rows by BLAS, then the batch; 4-10x NumPy's sum."
     if type(a) is not np.ndarray or a.dtype.char not in 'fd' or not a.size or not a.flags.c_contiguous: return a.sum((0,) + tuple(range(2, a.ndim)))
     rows = a.reshape(a.shape[0] * a.shape[1], -1)
     return _ops._sum_leading((rows @ np.ones(rows.shape[1], a.dtype)).reshape(a.shape[:2]), 1)
@@ -665,7 +665,7 @@ class Convolution(Function):
         gyc = _by_channel(g, groups) if nx or nw and cols._data.ndim == 3 else None  # ∂y channels first, for both products
         gx = _like(_conv_input_grad(g, w._data, x.shape, ctx.geo, gyc), grad) if nx else None
         gw = _like(_conv_weight_grad(cols._data, g, w.shape, groups, gyc), grad) if nw else None
-        return gx, gw, (_like(_conv_bias_grad(g), grad) if nb else None), None
+        return gx, gw, (_like(_per_channel_sum(g), grad) if nb else None), None
 
 
 # %% ../../nbs/04_functional.ipynb #b1b99f80
@@ -1871,7 +1871,7 @@ class ConvolutionTranspose(Function):
     def backward(ctx, grad):
         x, w = ctx.saved_tensors
         nx, nw, nb = ctx.needs_input_grad[:3]
-        gb = (grad.sum((0,) + tuple(range(2, grad.ndim))) if _grad_mode.enabled else _like(_conv_bias_grad(grad._data), grad)) if nb else None
+        gb = (grad.sum((0,) + tuple(range(2, grad.ndim))) if _grad_mode.enabled else _like(_per_channel_sum(grad._data), grad)) if nb else None
         grad, geo = _backward_geo(grad, x.shape, w.shape, ctx.geo)
         if _grad_mode.enabled:
             return (Convolution.apply(grad, w, None, geo) if nx else None,
@@ -2885,11 +2885,7 @@ def _fold(s, c):
 
 def _channel_sum(v, c):
     "Per-channel sum of a view from <code>_bn_view</code> with `c` channels."
-    if v.ndim == 2:
-        return _fold(v.sum(0), c)
-    n, _, l = v.shape
-    xp = get_array_module(v)
-    return xp.einsum('ij,j->i', v.reshape(n * c, l), xp.ones(l, v.dtype)).reshape(n, c).sum(0)
+    return _fold(v.sum(0), c) if v.ndim == 2 else _per_channel_sum(v)  # (N, C, L): the convolution's bias sum
 
 def _channel_dot(a, b, c):
     "Per-channel sum of `a * b` over two views of the same layout, without materializing the product."
