@@ -347,7 +347,8 @@ import sys
 _LAZY = {  # package -> {name: the module it comes from}; each is imported the first time a program asks for it
     'lit_torch': {**{m: f'lit_torch.{m}' for m in ('nn', 'optim', 'serialization', 'utils', 'multiprocessing', 'distributed',
                                                   'fft', 'special', 'backends', 'accelerator', 'amp', 'jit', 'onnx', 'hub',
-                                                  'testing')},
+                                                  'testing', 'linalg')},
+                  **{f: 'lit_torch._sampling_ops' for f in ('bernoulli', 'multinomial', 'normal', 'poisson')},
                   'save': 'lit_torch.serialization', 'load': 'lit_torch.serialization',
                   **{f: 'lit_torch.amp.autocast_mode' for f in ('autocast', 'is_autocast_available', 'is_autocast_enabled',
                      'get_autocast_dtype', 'set_autocast_enabled', 'set_autocast_dtype', 'is_autocast_cache_enabled',
@@ -371,6 +372,25 @@ def _import_on_first_use(package):
 
 _torch_getattr, _torch_dir = _import_on_first_use('lit_torch')  # the front doors import these as their __getattr__, __dir__
 _utils_getattr, _utils_dir = _import_on_first_use('lit_torch.utils')
+
+# %% ../nbs/00_import.ipynb #4d8e3bee
+_LAZY_METHODS = {'lit_torch._sampling_ops': ('bernoulli', 'multinomial', 'uniform_', 'normal_', 'exponential_', 'geometric_',
+                                              'log_normal_', 'cauchy_', 'random_', 'bernoulli_')}
+
+def _on_first_call(cls, module, name):
+    "A stand-in for method `name` of `cls`: the first call imports `module`, whose body sets the real method, and calls it."
+    def stand_in(self, *args, **kwargs):
+        import importlib
+        importlib.import_module(module)
+        method = cls.__dict__[name]
+        if method is stand_in: raise AttributeError(f"{module} did not define {cls.__name__}.{name}")
+        return method(self, *args, **kwargs)
+    return stand_in
+
+def _attach_on_first_use(cls):
+    "Give `cls` a stand-in for each method of `_LAZY_METHODS` (the Tensor chapter gives `Tensor` its own)."
+    for module, names in _LAZY_METHODS.items():
+        _attach_methods(cls, **{name: _on_first_call(cls, module, name) for name in names})
 
 # %% ../nbs/03i_linalg.ipynb #525b0bcb
 class _LinAlgError(RuntimeError):

@@ -92,9 +92,8 @@ from .functional import (broadcast_shapes, broadcast_tensors, meshgrid, atleast_
 from .shape_ops import sort, argsort, msort, topk, kthvalue, median, nanmedian, quantile, nanquantile, mode, searchsorted, bucketize
 from .functional import unique, unique_consecutive
 # --- end of nbs/03g_sorting.ipynb
-# --- Sampling (nbs/03h_sampling.ipynb); rand, randn, randint, randperm and the *_like are in _tensor above
-from .ops import bernoulli, multinomial, normal, poisson
-# --- end of nbs/03h_sampling.ipynb
+# --- Sampling (nbs/03h_sampling.ipynb): bernoulli, multinomial, normal and poisson load on first use, from _sampling_ops (_C._LAZY
+# below); rand, randn, randint, randperm and the *_like are in _tensor above
 # --- Complex numbers (nbs/03i_complex.ipynb); complex hides Python's builtin, as torch's does
 from .ops import (real, imag, view_as_real, view_as_complex, complex, polar, conj, conj_physical, resolve_conj, resolve_neg,
                   is_complex, is_conj, is_neg)
@@ -102,13 +101,12 @@ from .ops import (real, imag, view_as_real, view_as_complex, complex, polar, con
 # --- Linear algebra (nbs/03i_linalg.ipynb): torch.linalg, and the kernels torch also exposes at the top level
 from .ops import (det, logdet, slogdet, inverse, cholesky, cholesky_solve, cholesky_inverse, qr, svd, pinverse, matrix_power,
                   matrix_exp, triangular_solve, lu_unpack, lu_solve, orgqr, vander)
-from .functional import norm, lu
-from . import linalg
+from .functional import norm, lu  # torch.linalg itself loads on first use (_C._LAZY below)
 # --- end of nbs/03i_linalg.ipynb
 
 # Everything else loads the first time a program asks for it (nbs/00_import.ipynb lists them in _C._LAZY): nn (nbs/04_functional
 # to 14d_dataparallel), save and load (06a_serialization), optim (08 to 08n), utils (11 to 11i, 16s, 16v), multiprocessing (16r),
-# distributed (12 to 12b), fft (03j), special (03k), backends (16a to 16g), accelerator (16i), amp and autocast (16j, 16k), jit,
+# distributed (12 to 12b), linalg (03i), fft (03j), special (03k), backends (16a to 16g), accelerator (16i), amp and autocast (16j, 16k), jit,
 # onnx, hub (16n to 16p), testing (16t, 16u). `import torch.nn`, `from torch import nn` and `torch.nn` all work, as in torch.
 from ._C import _torch_getattr as __getattr__, _torch_dir as __dir__
 

@@ -10,7 +10,7 @@ import builtins, math
 import numpy as np
 from ._C import (array_module, canonical_device, check_dtype, default_generator_for, device,
                           device_context, dtype_from_numpy, Generator, get_default_dtype, int64, _bool, _cpu,
-                          _cupy, _default_complex, _FROM_NUMPY, _get_state, _attach_methods, promote_types, scalar_dtype, channels_last,
+                          _cupy, _default_complex, _FROM_NUMPY, _get_state, _attach_methods, _attach_on_first_use, promote_types, scalar_dtype, channels_last,
                           channels_last_3d, contiguous_format, preserve_format, strided)
 
 # %% ../nbs/01_tensor.ipynb #f8e0a21c
@@ -260,6 +260,9 @@ def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False,
     "A random permutation of `0 … n-1` (int64 unless told)."
     _sizes((n,))  # PyTorch's errors for a negative or non-int `n`
     return _random(lambda g, s: g.permutation(n), (), generator, dtype, device, requires_grad, default=int64)
+
+# %% ../nbs/01_tensor.ipynb #43b23dfa
+_attach_on_first_use(Tensor)
 
 # %% ../nbs/01_tensor.ipynb #8e705c1e
 def _like(f):

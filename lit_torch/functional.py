@@ -6,8 +6,7 @@
 __all__ = ['split', 'einsum', 'broadcast_shapes', 'broadcast_tensors', 'meshgrid', 'atleast_1d', 'atleast_2d', 'atleast_3d', 'block_diag', 'cartesian_prod', 'tensordot', 'cdist', 'chain_matmul', 'unravel_index', 'unique', 'unique_consecutive', 'norm', 'lu']
 
 # %% ../nbs/03b_torch_functional.ipynb #0a4de3e4
-import string
-from .ops import einsum as _VF_einsum
+from .ops import einsum as _VF_einsum, _LETTERS
 
 # %% ../nbs/03b_torch_functional.ipynb #df8960ad
 def split(tensor, split_size_or_sections, dim=0):
@@ -17,7 +16,7 @@ def split(tensor, split_size_or_sections, dim=0):
 # %% ../nbs/03b_torch_functional.ipynb #bcb8a084
 def _sublist_equation(args):
     "The equation and operands of einsum's sublist format: `(op, [dims], op, [dims], ..., [out dims])`."
-    letters = lambda dims: ''.join('...' if d is Ellipsis else string.ascii_letters[d] for d in dims)
+    letters = lambda dims: ''.join('...' if d is Ellipsis else _LETTERS[d] for d in dims)
     ops, subs = args[0:-1:2] if len(args) % 2 else args[0::2], args[1::2]
     lhs = ','.join(letters(s) for s in subs[:len(ops)])
     return (lhs + ('->' + letters(args[-1]) if len(args) % 2 else '')), list(ops)
@@ -250,8 +249,8 @@ def unique_consecutive(input, return_inverse=False, return_counts=False, dim=Non
 Tensor.unique, Tensor.unique_consecutive = unique, unique_consecutive
 
 # %% ../nbs/03i_linalg.ipynb #840fb10d
+import lit_torch  # torch.linalg, imported the first time norm or lu is called, as torch/functional.py calls it
 from ._C import _attach_methods
-from .linalg import matrix_norm as _matrix_norm, vector_norm as _linalg_vector_norm, lu_factor_ex as _lu_factor_ex
 
 # %% ../nbs/03i_linalg.ipynb #1826426d
 def norm(input, p='fro', dim=None, keepdim=False, out=None, dtype=None):
@@ -260,14 +259,14 @@ def norm(input, p='fro', dim=None, keepdim=False, out=None, dtype=None):
     dims = [dim] if isinstance(dim, int) else dim
     if isinstance(p, str):
         if p == 'fro' and (dim is None or isinstance(dim, int) or len(dim) <= 2):
-            return _linalg_vector_norm(input, 2, dims, keepdim, dtype=dtype)
+            return lit_torch.linalg.vector_norm(input, 2, dims, keepdim, dtype=dtype)
         if p not in ('fro', 'nuc'): raise RuntimeError(f"only valid string values are 'fro' and 'nuc', found {p}")
-        return _matrix_norm(input, p, list(range(input.ndim)) if dims is None else dims, keepdim, dtype=dtype)
-    return _linalg_vector_norm(input, 2. if p is None else p, dims, keepdim, dtype=dtype)
+        return lit_torch.linalg.matrix_norm(input, p, list(range(input.ndim)) if dims is None else dims, keepdim, dtype=dtype)
+    return lit_torch.linalg.vector_norm(input, 2. if p is None else p, dims, keepdim, dtype=dtype)
 
 def lu(A, pivot=True, get_infos=False, out=None):
     "`(LU, pivots)` (and `infos` if `get_infos`): the packed LU factorization; without `get_infos` a singular matrix raises."
-    LU, pivots, infos = _lu_factor_ex(A, pivot=pivot, check_errors=not get_infos)
+    LU, pivots, infos = lit_torch.linalg.lu_factor_ex(A, pivot=pivot, check_errors=not get_infos)
     result = (LU, pivots, infos) if get_infos else (LU, pivots)
     return result if out is None else _write_out(out, result, 'lu')
 

@@ -11,6 +11,26 @@ def test_import_loads_nothing_heavy():
     loaded = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, check=True).stdout.split()
     assert not set(HEAVY) & set(loaded), set(HEAVY) & set(loaded)
 
+_LAZY_METHODS_CHECK = """
+import lit_torch, sys, importlib
+from lit_torch._C import _LAZY, _LAZY_METHODS
+T = lit_torch.Tensor
+assert 'lit_torch._sampling_ops' not in sys.modules and 'lit_torch.linalg' not in sys.modules
+before = dict(vars(T))
+for module, names in _LAZY_METHODS.items():
+    importlib.import_module(module)
+    replaced = {n for n, v in vars(T).items() if before.get(n) is not v}
+    assert replaced == set(names), (module, replaced ^ set(names))  # the table names exactly what the module sets
+for name, module in _LAZY['lit_torch'].items():
+    assert getattr(lit_torch, name) is not None and name in dir(lit_torch), name
+print('ok')
+"""
+
+def test_lazy_methods_and_names_match_their_modules():
+    "Each stand-in method is replaced when its module loads, and nothing else is: _C._LAZY_METHODS must list what the module sets."
+    out = subprocess.run([sys.executable, '-c', _LAZY_METHODS_CHECK], capture_output=True, text=True)
+    assert out.stdout.strip() == 'ok', out.stderr
+
 @pytest.mark.timeout(600)
 def test_wheel_in_clean_venv(tmp_path):
     "pip builds a wheel; in a fresh venv with only that wheel and its requirements, lit_torch imports and works."

@@ -55,7 +55,8 @@ def _edge(t):
     return (_accumulator(t), 0) if t._requires_grad else None
 
 # %% ../../nbs/02e_engine.ipynb #deea959e
-import sys, threading
+import sys
+from _thread import _local  # threading.local, as in grad_mode
 import numpy as np
 from .._C import array_module, device_context, _FROM_NUMPY, _attach_methods
 from .._tensor import _wrap
@@ -249,7 +250,7 @@ def _pass_on(edges, grads, buffers, deps, ready):
         if waiting == 1: ready.append(node)
 
 # %% ../../nbs/02e_engine.ipynb #89eadaf1
-class _Callbacks(threading.local):
+class _Callbacks(_local):
     queue = None  # the callbacks queued during the backward running in this thread
 
 _callbacks = _Callbacks()
