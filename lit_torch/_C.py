@@ -341,6 +341,18 @@ if os.environ.get('LIT_TORCH_MALLOC_TUNING', '1') != '0': _tune_malloc()
 import warnings
 warnings.filterwarnings('ignore', category=RuntimeWarning, module=r'lit_torch(\.|$)')
 
+# %% ../nbs/00_import.ipynb #4ae7cc1c
+_LAZY_OPS = (  # the top-level ops that lit_torch._lazy_ops defines, loaded the first time one is asked for
+    'bernoulli', 'multinomial', 'normal', 'poisson',  # the sampling chapter
+    'det', 'logdet', 'slogdet', 'inverse', 'cholesky', 'cholesky_solve', 'cholesky_inverse', 'qr', 'svd', 'pinverse',
+    'matrix_power', 'matrix_exp', 'triangular_solve', 'lu_unpack', 'lu_solve', 'orgqr', 'vander',  # linalg's kernels
+    'threshold', 'threshold_', 'relu_', 'rrelu', 'rrelu_', 'celu', 'celu_', 'selu', 'selu_', 'hardshrink', 'prelu',
+    'dropout', 'dropout_', 'feature_dropout', 'feature_dropout_', 'alpha_dropout', 'alpha_dropout_', 'feature_alpha_dropout',
+    'feature_alpha_dropout_', 'bilinear', 'embedding', 'embedding_bag', 'layer_norm', 'group_norm', 'rms_norm', 'batch_norm',
+    'instance_norm', 'pairwise_distance', 'pdist', 'cosine_similarity', 'kl_div', 'poisson_nll_loss', 'margin_ranking_loss',
+    'hinge_embedding_loss', 'cosine_embedding_loss', 'triplet_margin_loss', 'ctc_loss',
+    'binary_cross_entropy_with_logits')  # the ATen ops behind nn's layers
+
 # %% ../nbs/00_import.ipynb #84ad6281
 import sys
 
@@ -348,7 +360,7 @@ _LAZY = {  # package -> {name: the module it comes from}; each is imported the f
     'lit_torch': {**{m: f'lit_torch.{m}' for m in ('nn', 'optim', 'serialization', 'utils', 'multiprocessing', 'distributed',
                                                   'fft', 'special', 'backends', 'accelerator', 'amp', 'jit', 'onnx', 'hub',
                                                   'testing', 'linalg')},
-                  **{f: 'lit_torch._sampling_ops' for f in ('bernoulli', 'multinomial', 'normal', 'poisson')},
+                  **{f: 'lit_torch._lazy_ops' for f in _LAZY_OPS},
                   'save': 'lit_torch.serialization', 'load': 'lit_torch.serialization',
                   **{f: 'lit_torch.amp.autocast_mode' for f in ('autocast', 'is_autocast_available', 'is_autocast_enabled',
                      'get_autocast_dtype', 'set_autocast_enabled', 'set_autocast_dtype', 'is_autocast_cache_enabled',
@@ -374,8 +386,12 @@ _torch_getattr, _torch_dir = _import_on_first_use('lit_torch')  # the front door
 _utils_getattr, _utils_dir = _import_on_first_use('lit_torch.utils')
 
 # %% ../nbs/00_import.ipynb #4d8e3bee
-_LAZY_METHODS = {'lit_torch._sampling_ops': ('bernoulli', 'multinomial', 'uniform_', 'normal_', 'exponential_', 'geometric_',
-                                              'log_normal_', 'cauchy_', 'random_', 'bernoulli_')}
+_LAZY_METHODS = {'lit_torch._lazy_ops': ('bernoulli', 'multinomial', 'uniform_', 'normal_', 'exponential_', 'geometric_',
+                                          'log_normal_', 'cauchy_', 'random_', 'bernoulli_',  # the sampling chapter
+                                          'det', 'logdet', 'slogdet', 'inverse', 'matrix_exp', 'cholesky', 'cholesky_solve',
+                                          'cholesky_inverse', 'qr', 'svd', 'pinverse', 'matrix_power', 'triangular_solve',
+                                          'lu_solve', 'orgqr',  # linalg's kernels
+                                          'relu_', 'prelu', 'hardshrink')}  # the ATen ops behind nn's layers
 
 def _on_first_call(cls, module, name):
     "A stand-in for method `name` of `cls`: the first call imports `module`, whose body sets the real method, and calls it."

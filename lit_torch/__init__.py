@@ -60,14 +60,7 @@ from .ops import (aminmax, bincount, count_nonzero, cummax, cummin, cumprod, his
 from .ops import (addbmm, addmm, addmv, addr, baddbmm, cross, ger, inner, kron, outer, trace, tril_indices, triu_indices,
                   vdot)
 # The ATen ops behind nn's layers that torch also exposes at the top level (nbs/07g_activation.ipynb and the nn pages after it)
-from .ops import threshold, threshold_, relu_, rrelu, rrelu_, celu, celu_, selu, selu_, hardshrink, prelu
-from .ops import (dropout, dropout_, feature_dropout, feature_dropout_, alpha_dropout, alpha_dropout_, feature_alpha_dropout,
-                  feature_alpha_dropout_)
-from .ops import bilinear, embedding, embedding_bag
-from .ops import layer_norm, group_norm, rms_norm, batch_norm, instance_norm
-from .ops import pairwise_distance, pdist, cosine_similarity
-from .ops import (kl_div, poisson_nll_loss, margin_ranking_loss, hinge_embedding_loss, cosine_embedding_loss, triplet_margin_loss,
-                  ctc_loss, binary_cross_entropy_with_logits)
+# load on first use, from _lazy_ops (_C._LAZY below)
 
 # Shapes, indexing, joining, gather/scatter (nbs/03a_shape.ipynb); torch/functional.py (nbs/03b_functional.ipynb)
 from .shape_ops import (permute, transpose, swapaxes, swapdims, t, unsqueeze, squeeze, flatten, unflatten, movedim,
@@ -92,16 +85,15 @@ from .functional import (broadcast_shapes, broadcast_tensors, meshgrid, atleast_
 from .shape_ops import sort, argsort, msort, topk, kthvalue, median, nanmedian, quantile, nanquantile, mode, searchsorted, bucketize
 from .functional import unique, unique_consecutive
 # --- end of nbs/03g_sorting.ipynb
-# --- Sampling (nbs/03h_sampling.ipynb): bernoulli, multinomial, normal and poisson load on first use, from _sampling_ops (_C._LAZY
+# --- Sampling (nbs/03h_sampling.ipynb): bernoulli, multinomial, normal and poisson load on first use, from _lazy_ops (_C._LAZY
 # below); rand, randn, randint, randperm and the *_like are in _tensor above
 # --- Complex numbers (nbs/03i_complex.ipynb); complex hides Python's builtin, as torch's does
 from .ops import (real, imag, view_as_real, view_as_complex, complex, polar, conj, conj_physical, resolve_conj, resolve_neg,
                   is_complex, is_conj, is_neg)
 # --- end of nbs/03i_complex.ipynb
-# --- Linear algebra (nbs/03i_linalg.ipynb): torch.linalg, and the kernels torch also exposes at the top level
-from .ops import (det, logdet, slogdet, inverse, cholesky, cholesky_solve, cholesky_inverse, qr, svd, pinverse, matrix_power,
-                  matrix_exp, triangular_solve, lu_unpack, lu_solve, orgqr, vander)
-from .functional import norm, lu  # torch.linalg itself loads on first use (_C._LAZY below)
+# --- Linear algebra (nbs/03i_linalg.ipynb): torch.linalg, and its kernels that torch also exposes at the top level (det, svd, ...),
+# load on first use (_C._LAZY below); norm and lu are torch.functional's
+from .functional import norm, lu
 # --- end of nbs/03i_linalg.ipynb
 
 # Everything else loads the first time a program asks for it (nbs/00_import.ipynb lists them in _C._LAZY): nn (nbs/04_functional

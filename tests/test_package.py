@@ -15,12 +15,15 @@ _LAZY_METHODS_CHECK = """
 import lit_torch, sys, importlib
 from lit_torch._C import _LAZY, _LAZY_METHODS
 T = lit_torch.Tensor
-assert 'lit_torch._sampling_ops' not in sys.modules and 'lit_torch.linalg' not in sys.modules
+assert 'lit_torch._lazy_ops' not in sys.modules and 'lit_torch.linalg' not in sys.modules
 before = dict(vars(T))
 for module, names in _LAZY_METHODS.items():
     importlib.import_module(module)
     replaced = {n for n, v in vars(T).items() if before.get(n) is not v}
     assert replaced == set(names), (module, replaced ^ set(names))  # the table names exactly what the module sets
+from lit_torch._C import _LAZY_OPS
+public = {n for n in sys.modules['lit_torch._lazy_ops'].__all__ if not n[0].isupper()}
+assert public == set(_LAZY_OPS), public ^ set(_LAZY_OPS)  # each top-level op the module defines is reachable from lit_torch
 for name, module in _LAZY['lit_torch'].items():
     assert getattr(lit_torch, name) is not None and name in dir(lit_torch), name
 print('ok')

@@ -13,11 +13,11 @@ import builtins, functools, math
 import numpy as np
 from .._C import get_array_module, _LinAlgError
 from .._tensor import _wrap_dim
-from ..ops import (LinalgCholeskyEx, LinalgCross, LinalgEigh, LinalgInvEx, LinalgLuFactorEx,
-                           LinalgQr, LinalgSlogdet, LinalgSolveEx, LinalgSvd, matmul, matrix_exp as _matrix_exp,
-                           matrix_power as _matrix_power, return_types, _check_linalg, _const, _householder_product,
-                           _lu_solve, _mT, _pinv, _rtol_for, _solve_tri, _type_name, _unpack_lu, _vander, _vector_norm, _write_out, _EXACT_OUT)
-from ..ops import det as _det
+from ..ops import LinalgCross, matmul, return_types, _const, _mT, _type_name, _write_out, _EXACT_OUT
+from .._lazy_ops import (LinalgCholeskyEx, LinalgEigh, LinalgInvEx, LinalgLuFactorEx, LinalgQr, LinalgSlogdet,
+                                 LinalgSolveEx, LinalgSvd, det as _det, matrix_exp as _matrix_exp, matrix_power as _matrix_power,
+                                 _check_linalg, _householder_product, _lu_solve, _pinv, _rtol_for, _solve_tri, _unpack_lu,
+                                 _vander, _vector_norm)
 import lit_torch.ops as _ops
 
 # %% ../../nbs/03i_linalg.ipynb #5e7c0a12

@@ -8,13 +8,14 @@ __all__ = ['Addmm', 'linear', 'tanh', 'sigmoid', 'relu_', 'relu', 'softmax', 'lo
 # %% ../../nbs/04_functional.ipynb #c18c6da1
 import math, numbers, warnings
 import numpy as np
-from .. import ops as _ops
+from .. import ops as _ops, _lazy_ops
 from .._C import default_generator_for, device_context, get_array_module
 from .._tensor import _wrap
 from ..autograd import grad as _autograd_grad
 from ..autograd.function import Function
 from ..autograd.grad_mode import _grad_mode
-from ..ops import _check_same_device, _flat_blocks, _sum_to_shape, _type_name
+from ..ops import _check_same_device, _sum_to_shape, _type_name
+from .._lazy_ops import _flat_blocks
 from ..shape_ops import _add_at
 
 # %% ../../nbs/04_functional.ipynb #8e57ec33
@@ -1407,7 +1408,7 @@ def one_hot(tensor, num_classes=-1):
     return _wrap((a[..., None] == xp.arange(n)).astype(np.int64), tensor._device)
 
 # %% ../../nbs/07b_linear.ipynb #7b1a0001
-from ..ops import bilinear as _bilinear
+from .._lazy_ops import bilinear as _bilinear
 
 # %% ../../nbs/07b_linear.ipynb #7b1a0005
 def bilinear(input1, input2, weight, bias=None):
@@ -1526,7 +1527,7 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
     return _embedding_bag(weight, input, offsets, scale_grad_by_freq, mode, per_sample_weights, include_last_offset, padding_idx)[0]
 
 # %% ../../nbs/07d_dropout.ipynb #d0a1e002
-from ..ops import _dropout_impl
+from .._lazy_ops import _dropout_impl
 
 # %% ../../nbs/07d_dropout.ipynb #d0a1e007
 def _check_p(p):
@@ -1633,7 +1634,8 @@ def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.):
     return input / (div * alpha + k).pow(beta)
 
 # %% ../../nbs/07g_activation.ipynb #a7c1e202
-from ..ops import _Activation, _check_pointwise, _const, Elu
+from ..ops import _const
+from .._lazy_ops import _Activation, _check_pointwise, Elu
 
 # %% ../../nbs/07g_activation.ipynb #a7c1e208
 class Hardtanh(_Activation):
@@ -1645,11 +1647,11 @@ class Hardtanh(_Activation):
 
 def threshold(input, threshold, value, inplace=False):
     "`input` where it is above `threshold`, `value` elsewhere."
-    return _ops.threshold_(input, threshold, value) if inplace else _ops.threshold(input, threshold, value)
+    return _lazy_ops.threshold_(input, threshold, value) if inplace else _lazy_ops.threshold(input, threshold, value)
 
 def threshold_(input, threshold, value):
     "`threshold`, overwriting `input`."
-    return _ops.threshold_(input, threshold, value)
+    return _lazy_ops.threshold_(input, threshold, value)
 
 def hardtanh(input, min_val=-1., max_val=1., inplace=False):
     "`input` clipped to `[min_val, max_val]`."
@@ -1683,40 +1685,40 @@ def leaky_relu_(input, negative_slope=0.01):
 # %% ../../nbs/07g_activation.ipynb #a7c1e216
 def rrelu(input, lower=1. / 8, upper=1. / 3, training=False, inplace=False):
     "Randomized leaky ReLU: a random negative slope in training, the mean slope in eval."
-    return _ops.rrelu_(input, lower, upper, training) if inplace else _ops.rrelu(input, lower, upper, training)
+    return _lazy_ops.rrelu_(input, lower, upper, training) if inplace else _lazy_ops.rrelu(input, lower, upper, training)
 
 def rrelu_(input, lower=1. / 8, upper=1. / 3, training=False):
     "`rrelu`, overwriting `input`."
-    return _ops.rrelu_(input, lower, upper, training)
+    return _lazy_ops.rrelu_(input, lower, upper, training)
 
 def prelu(input, weight):
     "`x` where positive, `weight·x` elsewhere; one slope, or one per channel (dimension 1)."
-    return _ops.prelu(input, weight)
+    return _lazy_ops.prelu(input, weight)
 
 # %% ../../nbs/07g_activation.ipynb #a7c1e220
 def elu(input, alpha=1., inplace=False):
     "`x` above zero, `α(eˣ - 1)` below."
-    return _ops._elu(input, alpha, 1., 1., inplace)
+    return _lazy_ops._elu(input, alpha, 1., 1., inplace)
 
 def elu_(input, alpha=1.):
     "`elu`, overwriting `input`."
-    return _ops._elu(input, alpha, 1., 1., True)
+    return _lazy_ops._elu(input, alpha, 1., 1., True)
 
 def selu(input, inplace=False):
     "Scaled ELU with the self-normalizing constants."
-    return _ops.selu_(input) if inplace else _ops.selu(input)
+    return _lazy_ops.selu_(input) if inplace else _lazy_ops.selu(input)
 
 def celu(input, alpha=1., inplace=False):
     "`max(0, x) + min(0, α(e^{x/α} - 1))`."
-    return _ops.celu_(input, alpha) if inplace else _ops.celu(input, alpha)
+    return _lazy_ops.celu_(input, alpha) if inplace else _lazy_ops.celu(input, alpha)
 
 def selu_(input):
     "`selu`, overwriting `input`."
-    return _ops.selu_(input)
+    return _lazy_ops.selu_(input)
 
 def celu_(input, alpha=1.):
     "`celu`, overwriting `input`."
-    return _ops.celu_(input, alpha)
+    return _lazy_ops.celu_(input, alpha)
 
 # %% ../../nbs/07g_activation.ipynb #d51976cb
 class Softplus(_Activation):
@@ -1810,7 +1812,7 @@ class Softshrink(_Activation):
 
 def hardshrink(input, lambd=0.5):
     "0 where `|x| ≤ λ`, `x` elsewhere."
-    return _ops.hardshrink(input, lambd)
+    return _lazy_ops.hardshrink(input, lambd)
 
 def softshrink(input, lambd=0.5):
     "`x - λ` above `λ`, `x + λ` below `-λ`, 0 between."
@@ -1929,21 +1931,21 @@ def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_paddi
     return _conv_transpose(input, weight, bias, stride, padding, output_padding, groups, dilation, 3)
 
 # %% ../../nbs/07i_distance.ipynb #f1a2e005
-from ..ops import _vector_norm
+from .._lazy_ops import _vector_norm
 
 # %% ../../nbs/07i_distance.ipynb #f1a2e012
 def pairwise_distance(x1, x2, p=2., eps=1e-6, keepdim=False):
     "The `p`-norm of `x1 - x2 + eps` over the last dimension."
-    return _ops.pairwise_distance(x1, x2, p, eps, keepdim)
+    return _lazy_ops.pairwise_distance(x1, x2, p, eps, keepdim)
 
 def pdist(input, p=2):
     "The distances between every pair of rows of `input`, condensed: `N(N-1)/2` values."
-    return _ops.pdist(input, p)
+    return _lazy_ops.pdist(input, p)
 
 # %% ../../nbs/07i_distance.ipynb #f1a2e016
 def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     "The cosine of the angle between `x1` and `x2` along `dim`."
-    return _ops.cosine_similarity(x1, x2, dim, eps)
+    return _lazy_ops.cosine_similarity(x1, x2, dim, eps)
 
 def normalize(input, p=2., dim=1, eps=1e-12, out=None):
     "`input / max(‖input‖_p, eps)` along `dim`: unit vectors."
@@ -2297,12 +2299,12 @@ def kl_div(input, target, size_average=None, reduce=None, reduction='mean', log_
                           "only by the batch size, and aligns with the KL div math definition.'mean' will be changed to behave the "
                           "same as 'batchmean' in the next major release.", stacklevel=2)
         enum = 2 if reduction == 'batchmean' else _enum(None, None, reduction)
-    reduced = _ops.kl_div(input, target, enum, log_target=log_target)
+    reduced = _lazy_ops.kl_div(input, target, enum, log_target=log_target)
     return reduced / input.shape[0] if reduction == 'batchmean' and input.ndim != 0 else reduced
 
 def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-8, reduce=None, reduction='mean'):
     "Poisson negative log-likelihood of counts `target` for the predicted (log-)rate `input`."
-    return _ops.poisson_nll_loss(input, target, log_input, full, eps, _enum(size_average, reduce, reduction))
+    return _lazy_ops.poisson_nll_loss(input, target, log_input, full, eps, _enum(size_average, reduce, reduction))
 
 # %% ../../nbs/07j_loss.ipynb #a0b1c011
 def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction='mean'):
@@ -2395,21 +2397,21 @@ def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, red
     if input1.ndim != input2.ndim or input1.ndim != target.ndim:
         raise RuntimeError(f"margin_ranking_loss : All input tensors should have same dimension but got sizes: "
                            f"input1: {input1.shape}, input2: {input2.shape}, target: {target.shape} ")
-    return _ops.margin_ranking_loss(input1, input2, target, margin, enum)
+    return _lazy_ops.margin_ranking_loss(input1, input2, target, margin, enum)
 
 def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None, reduction='mean'):
     "`x` for similar pairs (label 1), `max(0, margin - x)` for dissimilar ones (label -1)."
-    return _ops.hinge_embedding_loss(input, target, margin, _enum(size_average, reduce, reduction))
+    return _lazy_ops.hinge_embedding_loss(input, target, margin, _enum(size_average, reduce, reduction))
 
 def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, reduce=None, reduction='mean'):
     "`1 - cos` for similar pairs, `max(0, cos - margin)` for dissimilar ones."
-    return _ops.cosine_embedding_loss(input1, input2, target, margin, _enum(size_average, reduce, reduction))
+    return _lazy_ops.cosine_embedding_loss(input1, input2, target, margin, _enum(size_average, reduce, reduction))
 
 def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False, size_average=None, reduce=None, reduction='mean'):
     "`max(0, d(a, p) - d(a, n) + margin)`."
     enum = _enum(size_average, reduce, reduction)
     if margin <= 0: raise ValueError(f"margin must be greater than 0, got {margin}")
-    return _ops.triplet_margin_loss(anchor, positive, negative, margin, p, eps, swap, enum)
+    return _lazy_ops.triplet_margin_loss(anchor, positive, negative, margin, p, eps, swap, enum)
 
 def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_function=None, margin=1.0, swap=False, reduction='mean'):
     "The triplet loss with any distance function (the pairwise 2-norm by default)."
@@ -2418,7 +2420,7 @@ def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_fu
     if not anchor.ndim == positive.ndim == negative.ndim:
         raise RuntimeError(f"The anchor, positive, and negative tensors are expected to have the same number of dimensions, but got: "
                            f"anchor {anchor.ndim}D, positive {positive.ndim}D, and negative {negative.ndim}D inputs")
-    dist = distance_function if distance_function is not None else _ops.pairwise_distance
+    dist = distance_function if distance_function is not None else _lazy_ops.pairwise_distance
     d_pos, d_neg = dist(anchor, positive), dist(anchor, negative)
     if swap: d_neg = _ops.minimum(d_neg, dist(positive, negative))
     return _reduce((margin + d_pos - d_neg).clamp_min(0), reduction)
@@ -2426,7 +2428,7 @@ def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_fu
 # %% ../../nbs/07j_loss.ipynb #a0b1c027
 def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction='mean', zero_infinity=False):
     "The Connectionist Temporal Classification loss: `-log` of the total probability of every alignment of `targets`."
-    return _ops.ctc_loss(log_probs, targets, input_lengths, target_lengths, blank, _enum(None, None, reduction), zero_infinity)
+    return _lazy_ops.ctc_loss(log_probs, targets, input_lengths, target_lengths, blank, _enum(None, None, reduction), zero_infinity)
 
 # %% ../../nbs/07j_loss.ipynb #a0b1c033
 def linear_cross_entropy(input, linear_weight, target, *, linear_bias=None, weight=None, reduction='mean', ignore_index=None,

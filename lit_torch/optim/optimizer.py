@@ -10,7 +10,7 @@ import numpy as np
 from collections import defaultdict
 from .._C import _attach_methods, _cpu, device_context, float64, get_array_module, get_default_dtype
 from .._tensor import Tensor, _wrap
-from ..ops import _BLOCK_ELEMENTS, _flat_blocks
+from .._lazy_ops import _BLOCK_ELEMENTS, _flat_blocks
 
 # %% ../../nbs/08_optim.ipynb #e23eb3e5
 class _RequiredParameter:

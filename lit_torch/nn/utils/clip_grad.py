@@ -9,7 +9,7 @@ __all__ = ['get_total_norm', 'clip_grads_with_norm_', 'clip_grad_norm_', 'clip_g
 import functools, types, warnings
 from ..._tensor import Tensor, tensor
 from ...autograd.grad_mode import no_grad
-from ...ops import _vector_norm
+from ..._lazy_ops import _vector_norm
 from ...shape_ops import stack
 
 # %% ../../../nbs/15c_clip_grad.ipynb #9f5a950f

@@ -8,7 +8,7 @@ __all__ = ['WeightNorm', 'weight_norm', 'remove_weight_norm']
 # %% ../../../nbs/15e_weight_norm.ipynb #cd37204a
 import warnings
 from ..._C import _attach_methods
-from ...ops import _vector_norm
+from ..._lazy_ops import _vector_norm
 from ..parameter import Parameter, UninitializedParameter
 
 # %% ../../../nbs/15e_weight_norm.ipynb #1853c5fd
