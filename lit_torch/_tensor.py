@@ -183,6 +183,7 @@ def empty(*size, dtype=None, device=None, requires_grad=False):
     "A tensor whose values are whatever was in memory."
     return _factory(lambda xp, dt: xp.empty(_sizes(size), dt), dtype, device, requires_grad)
 
+# %% ../nbs/01_tensor.ipynb #336160e7
 def full(size, fill_value, dtype=None, device=None, requires_grad=False):
     "A tensor filled with `fill_value`; its dtype is inferred from the value, as in PyTorch."
     def make(xp, dt):

@@ -2266,6 +2266,7 @@ class _SmoothL1Loss(Function):
 
 class _HuberLoss(_SmoothL1Loss): _node_name, huber = 'HuberLossBackward0', True
 
+# %% ../../nbs/07j_loss.ipynb #66d517a4
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction='mean', beta=1.0):
     "`0.5·d²/β` where `|d| < β`, `|d| - 0.5·β` elsewhere (L1 for β = 0)."
     input, target = _expanded(input, target)
@@ -2282,11 +2283,10 @@ def huber_loss(input, target, reduction='mean', delta=1.0, weight=None):
     d = input - target
     ad = d.abs()
     loss = _ops.where(ad <= delta, 0.5 * d * d, delta * (ad - 0.5 * delta))
-    if weight is not None:
-        if tuple(weight.shape) != tuple(input.shape): raise ValueError("Weights and input must have the same size.")
-        loss = loss * weight
-        if reduction not in ('none', 'mean', 'sum'):
-            raise ValueError(f"Invalid reduction mode: {reduction}. Expected one of 'none', 'mean', 'sum'.")
+    if tuple(weight.shape) != tuple(input.shape): raise ValueError("Weights and input must have the same size.")
+    loss = loss * weight
+    if reduction not in ('none', 'mean', 'sum'):
+        raise ValueError(f"Invalid reduction mode: {reduction}. Expected one of 'none', 'mean', 'sum'.")
     return _reduce(loss, _reduction(None, None, reduction))
 
 # %% ../../nbs/07j_loss.ipynb #a0b1c010

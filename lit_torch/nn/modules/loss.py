@@ -106,6 +106,7 @@ class BCEWithLogitsLoss(_Loss):
         "The binary cross-entropy of the logits `input` against `target`, reduced as `reduction` says."
         return F.binary_cross_entropy_with_logits(input, target, self.weight, reduction=self.reduction, pos_weight=self.pos_weight)
 
+# %% ../../../nbs/07j_loss.ipynb #4d216e52
 class PoissonNLLLoss(_Loss):
     "Poisson negative log-likelihood."
     __constants__ = ['log_input', 'full', 'eps', 'reduction']

@@ -120,6 +120,7 @@ class GroupNorm(Module):
         "The settings shown between the parentheses of this GroupNorm's repr."
         return '{num_groups}, {num_channels}, eps={eps}, affine={affine}, bias={use_bias}'.format(**self.__dict__, use_bias=self.bias is not None)
 
+# %% ../../../nbs/07e_normalization.ipynb #f540af90
 class RMSNorm(Module):
     "Divide by the root mean square over the last dimensions, then scale by `weight`."
     __constants__ = ['normalized_shape', 'eps', 'elementwise_affine']
