@@ -317,9 +317,7 @@ def _keep_mask(x, p):
     with device_context(d):  # on a GPU, the mask's own device is current for every kernel that makes it
         if d.type == 'cpu': keep = _random_bits(g.numpy(), a.shape) >= np.uint32(min(round(p * 2 ** 32), 2 ** 32 - 1))
         else: keep = g.cupy().random_sample(a.shape, dtype=np.float64 if a.dtype == np.float64 else np.float32) >= p
-        mask = keep.astype(a.dtype)
-        mask *= scale
-        return mask
+        return get_array_module(keep).multiply(keep, scale, dtype=a.dtype)  # one pass: cast and scale together
 
 class NativeDropout(Function):
     "Multiply by a given scaled keep-mask; the gradient is multiplied by the same mask."
@@ -3152,9 +3150,9 @@ def _softmax_rows(s, masked, safe):
 
 # %% ../../nbs/10_attention.ipynb #82a6bad5
 def _attention_logits(q, k, mask, is_causal, scale):
-    "scale·Q Kᵀ plus the mask, as a fresh array (bool masks: False becomes -inf)."
+    "scale·Q Kᵀ plus the mask, as a fresh array (bool masks: False becomes -inf), each row stored as a column."
     xp = get_array_module(q)
-    s = xp.matmul(q, xp.swapaxes(k, -1, -2))
+    s = xp.swapaxes(xp.matmul(k, xp.swapaxes(q, -1, -2)), -1, -2)  # (K Qᵀ)ᵀ: a view, no copy
     s *= s.dtype.type(scale)
     if mask is not None:
         shape = _broadcast_shape(s.shape, mask.shape)
@@ -3183,12 +3181,16 @@ def _attention_composite(q, k, v, mask, keep, is_causal, scale, safe, need_weigh
     return (out, p) if need_weights else out
 
 # %% ../../nbs/10_attention.ipynb #5ee25d65
-def _softmax_grad(dp, p):
-    "dS = P ⊙ dP − P · rowsum(P ⊙ dP); `dp` is used as scratch."
-    ds = dp * p
-    r = ds.sum(axis=-1, keepdims=True)
-    get_array_module(p).multiply(p, r, out=dp)
-    ds -= dp
+def _row_sums(a):
+    "Sums over the last axis, kept as size 1: for contiguous rows one matrix-vector product with ones."
+    if not a.flags.c_contiguous: return a.sum(axis=-1, keepdims=True)
+    n = a.shape[-1]
+    return (a.reshape(-1, n) @ get_array_module(a).ones(n, a.dtype)).reshape(a.shape[:-1] + (1,))
+
+def _softmax_grad(dp, p, pd):
+    "dS = P̃ ⊙ dP̃ − P · rowsum(P̃ ⊙ dP̃), with P̃ = P ⊙ D (P itself without dropout); `dp`, dP̃, is overwritten."
+    ds = get_array_module(p).multiply(dp, pd, out=dp)
+    ds -= p * _row_sums(ds)
     return ds
 
 # %% ../../nbs/10_attention.ipynb #e26bd6b9
@@ -3203,6 +3205,12 @@ def _replay_attention(ctx, args, gout, gw):
     return tuple(next(gs) if n else None for n in needs[:4]) + (None,) * 5
 
 # %% ../../nbs/10_attention.ipynb #7848971c
+def _matmul_laid_out_as(like, a, b):
+    "a @ b, stored as `like` is: row-major, or each matrix column-major, as (bᵀ aᵀ)ᵀ."
+    xp = get_array_module(a)
+    if like.flags.c_contiguous: return xp.matmul(a, b)
+    return xp.swapaxes(xp.matmul(xp.swapaxes(b, -1, -2), xp.swapaxes(a, -1, -2)), -1, -2)
+
 class ScaledDotProductAttention(Function):
     "softmax(scale·Q Kᵀ + mask) V, with dropout, in one node; optionally also returns the (dropped-out) weights."
     _node_name = 'ScaledDotProductAttentionBackward0'
@@ -3214,27 +3222,25 @@ class ScaledDotProductAttention(Function):
         keep = _like(_keep_mask(_like(p, q), dropout_p), q) if dropout_p > 0 else None
         pd = p * keep._data if keep is not None else p
         ctx.args = (is_causal, scale, safe, need_weights)
-        ctx.save_for_backward(q, k, v, mask, _like(p, q), keep)
-        out = get_array_module(p).matmul(pd, v._data)
-        return (out, pd) if need_weights else out
+        ctx.save_for_backward(q, k, v, mask, _like(p, q), keep, _like(pd, q) if keep is not None else None)
+        xp = get_array_module(p)
+        out = xp.matmul(pd, v._data)
+        return (out, xp.ascontiguousarray(pd)) if need_weights else out
     @staticmethod
     def backward(ctx, gout, gw=None):
-        q, k, v, mask, P, keep = ctx.saved_tensors
+        q, k, v, mask, P, keep, PD = ctx.saved_tensors
         if _grad_mode.enabled: return _replay_attention(ctx, (q, k, v, mask, keep) + ctx.args, gout, gw)
         nq, nk, nv, nm = ctx.needs_input_grad[:4]
         _, scale, _, _ = ctx.args
         p, qa, ka, va = P._data, q._data, k._data, v._data
-        xp = get_array_module(p)
-        kp = keep._data if keep is not None else None
+        xp, pd = get_array_module(p), PD._data if PD is not None else p
         dq = dk = dv = dm = None
-        if nv and gout is not None:
-            dv = _like(_sum_to_shape(xp.matmul(xp.swapaxes(p * kp if kp is not None else p, -1, -2), gout._data), va.shape), v)
+        if nv and gout is not None: dv = _like(_sum_to_shape(xp.matmul(xp.swapaxes(pd, -1, -2), gout._data), va.shape), v)
         if gout is not None:
-            dp = xp.matmul(gout._data, xp.swapaxes(va, -1, -2))
+            dp = _matmul_laid_out_as(pd, gout._data, xp.swapaxes(va, -1, -2))
             if gw is not None: dp += gw._data
         else: dp = gw._data.copy()
-        if kp is not None: dp *= kp
-        ds = _softmax_grad(dp, p)
+        ds = _softmax_grad(dp, p, pd)
         if nm: dm = _like(_sum_to_shape(ds, mask._data.shape), mask)  # may be ds itself: ds is not changed below
         sc = ds.dtype.type(scale)
         if nq: dq = _like(_sum_to_shape(xp.matmul(ds, ka), qa.shape) * sc, q)
