@@ -230,6 +230,17 @@ def test_mha_dropout_training():
     o1, _ = m(x, x, x); o2, _ = m(x, x, x)
     np.testing.assert_array_equal(o1.detach().numpy(), o2.detach().numpy())
 
+@pytest.mark.parametrize('dropout', [0.0, 0.5])
+def test_sdpa_weights_contiguous_as_torch(dropout):
+    "The node computes its logits as (K Qᵀ)ᵀ, each row stored as a column; the weights it returns are row-major, as torch's."
+    for lib in (torch, lt):
+        m = lib.nn.MultiheadAttention(8, 2, dropout=dropout)
+        x = lib.randn(5, 3, 8, requires_grad=True)
+        _, w = m(x, x, x, average_attn_weights=False)
+        assert w.is_contiguous() and tuple(w.view(-1).shape) == (3 * 2 * 5 * 5,), lib.__name__
+        w.sum().backward()  # the weights' own gradient reaches the input
+        assert x.grad is not None and bool((x.grad != 0).any())
+
 def test_mha_init_and_state_dict_roundtrip():
     lt.manual_seed(0)
     m = lt.nn.MultiheadAttention(16, 4, add_bias_kv=True)
