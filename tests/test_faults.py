@@ -90,6 +90,28 @@ def test_killed_worker_raises_and_leaves_nothing(clean, sig):
     del it
 
 
+def _read_forever(flag):
+    while True: flag.is_set()
+
+@linux
+def test_stop_flag_survives_a_worker_killed_while_reading_it(clean):
+    """A worker asks the stop flag before each task. multiprocessing.Event takes a lock shared by all processes to
+    answer, so a worker killed inside is_set() held it for good, and the main process's set() at shutdown waited
+    forever (the test above hung so about once in 40 runs). The loader's flag is a byte with no lock."""
+    import multiprocessing, threading
+    from lit_torch.utils.data.dataloader import _DoneFlag
+    ctx = multiprocessing.get_context('fork')
+    flag = _DoneFlag(ctx)
+    for _ in range(20):  # kill readers at random moments: an Event's lock is taken in nearly every one
+        p = ctx.Process(target=_read_forever, args=(flag,))
+        p.start(); time.sleep(0.02)
+        os.kill(p.pid, signal.SIGKILL); p.join(); p.close()
+    setter = threading.Thread(target=flag.set, daemon=True)
+    setter.start(); setter.join(10)
+    assert not setter.is_alive(), "set() is waiting for a lock that a killed reader holds"
+    assert flag.is_set()
+
+
 # ---------------------------------------------------------------- the main process dies
 MAIN = textwrap.dedent("""
     import os, sys, time

@@ -159,6 +159,13 @@ def _default_context():
 
 _iter_counter = itertools.count()
 
+# %% ../../../nbs/11i_dataloader.ipynb #d4df4b2d
+class _DoneFlag:
+    "The workers' stop signal: one byte of shared memory, set by the main process, read by the workers, with no lock."
+    def __init__(self, ctx): self._flag = ctx.RawValue('b', 0)
+    def set(self): self._flag.value = 1
+    def is_set(self): return self._flag.value == 1
+
 # %% ../../../nbs/11i_dataloader.ipynb #ad99706e
 class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
     def __init__(self, loader):
@@ -166,7 +173,7 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
         self._shutdown = True  # until the workers exist
         self._in_order, self._worker_init_fn = loader.in_order, loader.worker_init_fn
         ctx = loader.multiprocessing_context or _default_context()
-        self._worker_result_queue, self._workers_done_event = ctx.Queue(), ctx.Event()
+        self._worker_result_queue, self._workers_done_event = ctx.Queue(), _DoneFlag(ctx)
         self._index_queues, self._workers, self._channels = [], [], []  # a channel carries a worker's shared-memory descriptors
         for i in range(self._num_workers):
             q = ctx.Queue()
