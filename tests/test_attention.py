@@ -232,7 +232,7 @@ def test_mha_dropout_training():
 
 @pytest.mark.parametrize('dropout', [0.0, 0.5])
 def test_sdpa_weights_contiguous_as_torch(dropout):
-    "The node computes its logits as (K Qᵀ)ᵀ, each row stored as a column; the weights it returns are row-major, as torch's."
+    "The node computes its logits as (K Qᵀ)ᵀ, each row stored as a column; the weights and gradients it returns are row-major, as torch's."
     for lib in (torch, lt):
         m = lib.nn.MultiheadAttention(8, 2, dropout=dropout)
         x = lib.randn(5, 3, 8, requires_grad=True)
@@ -240,6 +240,10 @@ def test_sdpa_weights_contiguous_as_torch(dropout):
         assert w.is_contiguous() and tuple(w.view(-1).shape) == (3 * 2 * 5 * 5,), lib.__name__
         w.sum().backward()  # the weights' own gradient reaches the input
         assert x.grad is not None and bool((x.grad != 0).any())
+        q, k, v = (lib.randn(2, 3, 4, 8, requires_grad=True) for _ in range(3))
+        m = lib.randn(4, 4, requires_grad=True)  # a float mask's gradient is ∂S summed over the batch
+        sdpa(lib, q, k, v, attn_mask=m, dropout_p=dropout).sum().backward()
+        assert m.grad.is_contiguous() and all(t.grad.is_contiguous() for t in (q, k, v)), lib.__name__
 
 def test_mha_init_and_state_dict_roundtrip():
     lt.manual_seed(0)

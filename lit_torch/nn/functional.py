@@ -3241,7 +3241,7 @@ class ScaledDotProductAttention(Function):
             if gw is not None: dp += gw._data
         else: dp = gw._data.copy()
         ds = _softmax_grad(dp, p, pd)
-        if nm: dm = _like(_sum_to_shape(ds, mask._data.shape), mask)  # may be ds itself: ds is not changed below
+        if nm: dm = _like(xp.ascontiguousarray(_sum_to_shape(ds, mask._data.shape)), mask)  # row-major as torch's; may be ds itself
         sc = ds.dtype.type(scale)
         if nq: dq = _like(_sum_to_shape(xp.matmul(ds, ka), qa.shape) * sc, q)
         if nk: dk = _like(_sum_to_shape(xp.matmul(xp.swapaxes(ds, -1, -2), qa), ka.shape) * sc, k)
