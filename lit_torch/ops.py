@@ -1409,6 +1409,13 @@ def _rows_at_once(a, ax):
     if type(a) is not np.ndarray or a.nbytes < 8 * _BLOCK or ax != a.ndim - 1 or not a.flags.c_contiguous: return 0
     return builtins.max(1, _BLOCK // (a.shape[-1] * a.itemsize))
 
+def _row_sums(a, ax=-1, dtype=None):
+    "Sums over axis `ax`, kept as size 1; over the contiguous last axis of a float NumPy array, a product with ones."
+    if type(a) is not np.ndarray or a.dtype.char not in 'fd' or not a.size or ax not in (-1, a.ndim - 1) or not a.flags.c_contiguous:
+        return a.sum(axis=ax, keepdims=True, dtype=dtype)
+    n = a.shape[-1]  # BLAS: NumPy's reduction pays a call of its inner loop per row, which dominates on short rows
+    return (a.reshape(-1, n) @ np.ones(n, a.dtype)).reshape(a.shape[:-1] + (1,))
+
 def _softmax_rows(a, rows, log):
     "Softmax (log-softmax where `log`) along the last axis of the NumPy array `a`, `rows` rows at a time."
     out = np.empty_like(a)
@@ -1434,12 +1441,20 @@ class Softmax(Function):
         e = _array(a - a.max(axis=ax, keepdims=True))
         xp = get_array_module(e)
         xp.exp(e, out=e)
-        e /= e.sum(axis=ax, keepdims=True)
+        e /= _row_sums(e, ax)
         return _saved_output(ctx, e, x)
     @staticmethod
     def backward(ctx, grad):
         y, = ctx.saved_tensors
         return y * (grad - (grad * y).sum(ctx.dim, keepdim=True)), None
+    @staticmethod
+    def _backward_arrays(ctx, grad):
+        y, = ctx._saved_arrays()
+        if grad.dtype != y.dtype or not y.ndim: return NotImplemented  # a 0-d product is a NumPy scalar
+        g = grad * y
+        get_array_module(y).subtract(grad, _row_sums(g, ctx.dim), out=g)
+        g *= y  # y ⊙ (g − Σ g ⊙ y), in torch's order
+        return g, None
 
 # %% ../nbs/03_ops.ipynb #8f8e4eb2
 class LogSoftmax(Function):
@@ -1452,7 +1467,7 @@ class LogSoftmax(Function):
         if rows := _rows_at_once(a, ax): return _saved_output(ctx, _softmax_rows(a, rows, log=True), x)
         s = _array(a - a.max(axis=ax, keepdims=True))
         xp = get_array_module(s)
-        s -= xp.log(xp.exp(s).sum(axis=ax, keepdims=True))
+        s -= xp.log(_row_sums(xp.exp(s), ax))
         return _saved_output(ctx, s, x)
     @staticmethod
     def backward(ctx, grad):
@@ -1462,7 +1477,7 @@ class LogSoftmax(Function):
     def _backward_arrays(ctx, grad):
         y, = ctx._saved_arrays()
         if rows := _rows_at_once(y, ctx.dim): return _log_softmax_backward_rows(y, grad, rows), None
-        return grad - get_array_module(y).exp(y) * grad.sum(axis=ctx.dim, keepdims=True, dtype=grad.dtype), None
+        return grad - get_array_module(y).exp(y) * _row_sums(grad, ctx.dim, grad.dtype), None
 
 def _log_softmax_backward_rows(y, grad, rows):
     "The fused backward $g - e^y \\sum g$, `rows` rows at a time."
@@ -1549,10 +1564,11 @@ class Matmul(Function):
         return ga, gb
     @staticmethod
     def _backward_arrays(ctx, grad):
-        a, b = ctx._saved_arrays()
-        if a.ndim != 2 or b.ndim != 2 or grad.dtype != a.dtype: return NotImplemented  # the two-matrix case only
+        a, b = ctx._saved_arrays()  # matrices, or batches of the same shape: no reshapes, nothing to sum
+        if a.ndim < 2 or b.ndim < 2 or a.shape[:-2] != b.shape[:-2] or grad.dtype != a.dtype: return NotImplemented
         na, nb = ctx.needs_input_grad
-        return (grad @ b.T if na else None), (a.T @ grad if nb else None)  # a bfloat16 product's float32 is cast back by the engine
+        mT, xp = (lambda t: t.swapaxes(-1, -2)), get_array_module(a)
+        return (xp.matmul(grad, mT(b)) if na else None), (xp.matmul(mT(a), grad) if nb else None)  # bfloat16's float32 is cast back by the engine
 
 class Dot(Matmul): _node_name = 'DotBackward0'
 class Mv(Matmul): _node_name = 'MvBackward0'

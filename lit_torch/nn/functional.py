@@ -3130,7 +3130,7 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
 # %% ../../nbs/10_attention.ipynb #ef0e1c77
 from .._C import device_context
 from .._tensor import Tensor
-from ..ops import _broadcast_shape
+from ..ops import _broadcast_shape, _row_sums
 from ..shape_ops import cat
 
 # %% ../../nbs/10_attention.ipynb #545b7256
@@ -3181,12 +3181,6 @@ def _attention_composite(q, k, v, mask, keep, is_causal, scale, safe, need_weigh
     return (out, p) if need_weights else out
 
 # %% ../../nbs/10_attention.ipynb #5ee25d65
-def _row_sums(a):
-    "Sums over the last axis, kept as size 1: for contiguous rows one matrix-vector product with ones."
-    if not a.flags.c_contiguous: return a.sum(axis=-1, keepdims=True)
-    n = a.shape[-1]
-    return (a.reshape(-1, n) @ get_array_module(a).ones(n, a.dtype)).reshape(a.shape[:-1] + (1,))
-
 def _softmax_grad(dp, p, pd):
     "dS = P̃ ⊙ dP̃ − P · rowsum(P̃ ⊙ dP̃), with P̃ = P ⊙ D (P itself without dropout); `dp`, dP̃, is overwritten."
     ds = get_array_module(p).multiply(dp, pd, out=dp)
