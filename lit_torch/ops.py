@@ -1430,6 +1430,7 @@ def _blocks(a, rows):
     a = a.reshape(-1, a.shape[-1])
     return (a[i:i + rows] for i in range(0, len(a), rows))
 
+# %% ../nbs/03_ops.ipynb #f16fe9e9
 class Softmax(Function):
     _node_name = 'SoftmaxBackward0'
     @staticmethod
@@ -1564,11 +1565,11 @@ class Matmul(Function):
         return ga, gb
     @staticmethod
     def _backward_arrays(ctx, grad):
-        a, b = ctx._saved_arrays()  # matrices, or batches of the same shape: no reshapes, nothing to sum
-        if a.ndim < 2 or b.ndim < 2 or a.shape[:-2] != b.shape[:-2] or grad.dtype != a.dtype: return NotImplemented
+        a, b = ctx._saved_arrays()  # a bfloat16 product's float32 is cast back by the engine
         na, nb = ctx.needs_input_grad
-        mT, xp = (lambda t: t.swapaxes(-1, -2)), get_array_module(a)
-        return (xp.matmul(grad, mT(b)) if na else None), (xp.matmul(mT(a), grad) if nb else None)  # bfloat16's float32 is cast back by the engine
+        if a.ndim == b.ndim == 2 and grad.dtype == a.dtype: return (grad @ b.T if na else None), (a.T @ grad if nb else None)
+        if a.ndim < 2 or b.ndim < 2 or a.shape[:-2] != b.shape[:-2] or grad.dtype != a.dtype: return NotImplemented
+        return (grad @ b.swapaxes(-1, -2) if na else None), (a.swapaxes(-1, -2) @ grad if nb else None)  # same batches: nothing to sum
 
 class Dot(Matmul): _node_name = 'DotBackward0'
 class Mv(Matmul): _node_name = 'MvBackward0'
