@@ -213,6 +213,7 @@ class Sum(Function):
         a = x._data
         axes = None if dim is None else _dims(dim, a.ndim)  # None: every axis
         ctx.shape, ctx.axes, ctx.keepdim = a.shape, axes, keepdim
+        if dtype is None and a.dtype.kind == 'V': return _sum_in_float32(a, axes, keepdim)
         out_dtype = dtype.numpy if dtype is not None else (np.int64 if a.dtype.kind in 'biu' else a.dtype)
         return a.sum(axis=axes, keepdims=keepdim, dtype=out_dtype)
     @staticmethod
@@ -221,6 +222,10 @@ class Sum(Function):
     def _backward_arrays(ctx, grad):  # one gradient per input, exactly: the engine then takes its quick path
         g = _broadcast_to(_unreduced(ctx, grad), ctx.shape)
         return (g,) if len(ctx._edges) == 1 else (g, None, None, None)
+
+def _sum_in_float32(a, axes, keepdim):
+    "A sum of ml_dtypes' bfloat16 (or float8) added in float32, as PyTorch adds it; NumPy would add in bfloat16 (1,000 ones: 256)."
+    return np.asarray(a.sum(axis=axes, keepdims=keepdim, dtype=np.float32)).astype(a.dtype)
 
 def _unreduced(ctx, grad):
     "A sum's gradient (tensor or array) with the summed dims back as size 1; a full sum's 0-d gradient expands as it is."
@@ -1083,6 +1088,7 @@ class Mean(Function):
         if a.dtype.kind not in 'fV':
             raise RuntimeError(f"mean(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. Got: {_type_name(a.dtype)}")
         ctx.shape, ctx.axes, ctx.keepdim = a.shape, _dims(dim, a.ndim), keepdim
+        if a.dtype.kind == 'V': return np.asarray(a.mean(axis=ctx.axes, keepdims=keepdim, dtype=np.float32)).astype(a.dtype)  # as sum
         return _array(a.mean(axis=ctx.axes, keepdims=keepdim))
     @staticmethod
     def backward(ctx, grad):
@@ -1412,7 +1418,7 @@ def _rows_at_once(a, ax):
 def _row_sums(a, ax=-1, dtype=None):
     "Sums over axis `ax`, kept as size 1; over the contiguous last axis of a float NumPy array, a product with ones."
     if type(a) is not np.ndarray or a.dtype.char not in 'fd' or not a.size or ax not in (-1, a.ndim - 1) or not a.flags.c_contiguous:
-        return a.sum(axis=ax, keepdims=True, dtype=dtype)
+        return _sum_in_float32(a, ax, True) if dtype is None and a.dtype.kind == 'V' else a.sum(axis=ax, keepdims=True, dtype=dtype)
     n = a.shape[-1]  # BLAS: NumPy's reduction pays a call of its inner loop per row, which dominates on short rows
     return (a.reshape(-1, n) @ np.ones(n, a.dtype)).reshape(a.shape[:-1] + (1,))
 

@@ -673,3 +673,12 @@ def test_node_names():
         t = f(torch, torch.tensor(x, requires_grad=True), torch.tensor(y, requires_grad=True)).grad_fn.name()
         l = f(lt, lt.tensor(x, requires_grad=True), lt.tensor(y, requires_grad=True)).grad_fn.name()
         assert l == t, (name, l, t)
+
+
+def test_bfloat16_reductions_add_in_float32():
+    "NumPy adds ml_dtypes' bfloat16 in bfloat16 (1,000 ones: 256); torch adds in float32, and so must sum, mean and softmax."
+    a = np.random.default_rng(0).random((3, 1000)).astype(np.float32)
+    for f in (lambda t: t.sum(), lambda t: t.sum(1), lambda t: t.mean(-1), lambda t: t.softmax(-1), lambda t: t.log_softmax(1)):
+        ours = f(lt.tensor(a).to(lt.bfloat16)).float().numpy()
+        theirs = f(torch.tensor(a).to(torch.bfloat16)).float().numpy()
+        np.testing.assert_allclose(ours, theirs, rtol=1e-2, atol=1e-5)
