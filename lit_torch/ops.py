@@ -213,8 +213,9 @@ class Sum(Function):
         a = x._data
         axes = None if dim is None else _dims(dim, a.ndim)  # None: every axis
         ctx.shape, ctx.axes, ctx.keepdim = a.shape, axes, keepdim
-        if dtype is None and a.dtype.kind == 'V': return _sum_in_float32(a, axes, keepdim)
-        out_dtype = dtype.numpy if dtype is not None else (np.int64 if a.dtype.kind in 'biu' else a.dtype)
+        kind = a.dtype.kind
+        if dtype is None and kind == 'V': return _sum_in_float32(a, axes, keepdim)
+        out_dtype = dtype.numpy if dtype is not None else (np.int64 if kind in 'biu' else a.dtype)
         return a.sum(axis=axes, keepdims=keepdim, dtype=out_dtype)
     @staticmethod
     def backward(ctx, grad): return Expand.apply(_unreduced(ctx, grad), ctx.shape), None, None, None

@@ -3205,6 +3205,7 @@ def _matmul_laid_out_as(like, a, b):
     if like.flags.c_contiguous: return xp.matmul(a, b)
     return xp.swapaxes(xp.matmul(xp.swapaxes(b, -1, -2), xp.swapaxes(a, -1, -2)), -1, -2)
 
+# %% ../../nbs/10_attention.ipynb #4d0ba29a
 class ScaledDotProductAttention(Function):
     "softmax(scale·Q Kᵀ + mask) V, with dropout, in one node; optionally also returns the (dropped-out) weights."
     _node_name = 'ScaledDotProductAttentionBackward0'

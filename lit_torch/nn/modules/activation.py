@@ -324,19 +324,6 @@ class MultiheadAttention(Module):
         else: self.bias_k = self.bias_v = None
         self._reset_parameters()
 
-    def forward(self, query, key, value, key_padding_mask=None, need_weights=True, attn_mask=None,
-                average_attn_weights=True, is_causal=False):
-        "Attend from `query` to `key`/`value`; returns (attn_output, attn_weights or None)."
-        key_padding_mask = _canonical_mask(key_padding_mask, "key_padding_mask", _none_or_dtype(attn_mask), "attn_mask", query.dtype)
-        attn_mask = _canonical_mask(attn_mask, "attn_mask", None, "", query.dtype, check_other=False)
-        sep = not self._qkv_same_embed_dim
-        return _mha(query, key, value, self.embed_dim, self.num_heads, self.in_proj_weight, self.in_proj_bias,
-                    self.bias_k, self.bias_v, self.add_zero_attn, self.dropout, self.out_proj.weight, self.out_proj.bias,
-                    self.training, key_padding_mask, need_weights, attn_mask, sep,
-                    self.q_proj_weight if sep else None, self.k_proj_weight if sep else None, self.v_proj_weight if sep else None,
-                    None, None, average_attn_weights, is_causal, self.batch_first and query.dim() == 3)
-
-
 # %% ../../../nbs/10_attention.ipynb #490a7674
 def _mha_reset_parameters(self):
     "Xavier-uniform projections, zero biases, Xavier-normal bias_k/bias_v: PyTorch's initialization."
@@ -369,3 +356,18 @@ def _mha_merge_masks(self, attn_mask, key_padding_mask, query):
 
 _attach_methods(MultiheadAttention, _reset_parameters=_mha_reset_parameters, __setstate__=_mha_setstate,
                 merge_masks=_mha_merge_masks)
+
+# %% ../../../nbs/10_attention.ipynb #8dfc929c
+def _mha_forward(self, query, key, value, key_padding_mask=None, need_weights=True, attn_mask=None,
+                 average_attn_weights=True, is_causal=False):
+    "Attend from `query` to `key`/`value`; returns (attn_output, attn_weights or None)."
+    key_padding_mask = _canonical_mask(key_padding_mask, "key_padding_mask", _none_or_dtype(attn_mask), "attn_mask", query.dtype)
+    attn_mask = _canonical_mask(attn_mask, "attn_mask", None, "", query.dtype, check_other=False)
+    sep = not self._qkv_same_embed_dim
+    return _mha(query, key, value, self.embed_dim, self.num_heads, self.in_proj_weight, self.in_proj_bias,
+                self.bias_k, self.bias_v, self.add_zero_attn, self.dropout, self.out_proj.weight, self.out_proj.bias,
+                self.training, key_padding_mask, need_weights, attn_mask, sep,
+                self.q_proj_weight if sep else None, self.k_proj_weight if sep else None, self.v_proj_weight if sep else None,
+                None, None, average_attn_weights, is_causal, self.batch_first and query.dim() == 3)
+
+_attach_methods(MultiheadAttention, forward=_mha_forward)

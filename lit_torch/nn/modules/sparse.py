@@ -84,13 +84,18 @@ class EmbeddingBag(Module):
         s += ', mode={mode}'
         if self.padding_idx is not None: s += ', padding_idx={padding_idx}'
         return s.format(**{k: repr(v) for k, v in self.__dict__.items()})
-    @classmethod
-    def from_pretrained(cls, embeddings, freeze=True, max_norm=None, norm_type=2.0, scale_grad_by_freq=False, mode='mean', sparse=False,
-                        include_last_offset=False, padding_idx=None):
-        "An EmbeddingBag whose weight is `embeddings` (frozen unless `freeze=False`)."
-        if embeddings.dim() != 2: raise AssertionError("Embeddings parameter is expected to be 2-dimensional")
-        rows, cols = embeddings.shape
-        bag = cls(num_embeddings=rows, embedding_dim=cols, _weight=embeddings, max_norm=max_norm, norm_type=norm_type,
-                  scale_grad_by_freq=scale_grad_by_freq, mode=mode, sparse=sparse, include_last_offset=include_last_offset, padding_idx=padding_idx)
-        bag.weight.requires_grad = not freeze
-        return bag
+
+# %% ../../../nbs/07c_sparse.ipynb #1e690091
+from ..._C import _attach_methods
+
+def _bag_from_pretrained(cls, embeddings, freeze=True, max_norm=None, norm_type=2.0, scale_grad_by_freq=False, mode='mean', sparse=False,
+                         include_last_offset=False, padding_idx=None):
+    "An EmbeddingBag whose weight is `embeddings` (frozen unless `freeze=False`)."
+    if embeddings.dim() != 2: raise AssertionError("Embeddings parameter is expected to be 2-dimensional")
+    rows, cols = embeddings.shape
+    bag = cls(num_embeddings=rows, embedding_dim=cols, _weight=embeddings, max_norm=max_norm, norm_type=norm_type,
+              scale_grad_by_freq=scale_grad_by_freq, mode=mode, sparse=sparse, include_last_offset=include_last_offset, padding_idx=padding_idx)
+    bag.weight.requires_grad = not freeze
+    return bag
+
+_attach_methods(EmbeddingBag, from_pretrained=classmethod(_bag_from_pretrained))

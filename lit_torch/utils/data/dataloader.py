@@ -19,6 +19,19 @@ from ._utils.worker import (_ExceptionWrapper, _IterableDatasetStopIteration, _P
 from .dataset import IterableDataset
 from .sampler import BatchSampler, RandomSampler, SequentialSampler
 
+# %% ../../../nbs/11i_dataloader.ipynb #fe69448a
+def _checked_workers(num_workers, timeout, prefetch_factor, persistent_workers):
+    "PyTorch's checks of the worker options, in its order; the prefetch factor (2 per worker unless given)."
+    if num_workers < 0: raise ValueError("num_workers option should be non-negative; use num_workers=0 to disable multiprocessing.")
+    if timeout < 0: raise ValueError("timeout option should be non-negative")
+    if num_workers == 0 and prefetch_factor is not None:
+        raise ValueError("prefetch_factor option could only be specified in multiprocessing.let num_workers > 0 to enable "
+                         "multiprocessing, otherwise set prefetch_factor to None.")
+    elif num_workers > 0 and prefetch_factor is None: prefetch_factor = 2
+    elif prefetch_factor is not None and prefetch_factor < 0: raise ValueError("prefetch_factor option should be non-negative")
+    if persistent_workers and num_workers == 0: raise ValueError("persistent_workers option needs num_workers > 0")
+    return prefetch_factor
+
 # %% ../../../nbs/11i_dataloader.ipynb #184d20d7
 class DataLoader:
     "Batches from `dataset`, in the order of a sampler, optionally loaded by `num_workers` worker processes."
@@ -26,14 +39,7 @@ class DataLoader:
     def __init__(self, dataset, batch_size=1, shuffle=None, sampler=None, batch_sampler=None, num_workers=0, collate_fn=None,
                  pin_memory=False, drop_last=False, timeout=0, worker_init_fn=None, multiprocessing_context=None, generator=None,
                  *, prefetch_factor=None, persistent_workers=False, pin_memory_device="", in_order=True):
-        if num_workers < 0: raise ValueError("num_workers option should be non-negative; use num_workers=0 to disable multiprocessing.")
-        if timeout < 0: raise ValueError("timeout option should be non-negative")
-        if num_workers == 0 and prefetch_factor is not None:
-            raise ValueError("prefetch_factor option could only be specified in multiprocessing.let num_workers > 0 to enable "
-                             "multiprocessing, otherwise set prefetch_factor to None.")
-        elif num_workers > 0 and prefetch_factor is None: prefetch_factor = 2
-        elif prefetch_factor is not None and prefetch_factor < 0: raise ValueError("prefetch_factor option should be non-negative")
-        if persistent_workers and num_workers == 0: raise ValueError("persistent_workers option needs num_workers > 0")
+        prefetch_factor = _checked_workers(num_workers, timeout, prefetch_factor, persistent_workers)
         self.dataset, self.num_workers, self.prefetch_factor, self.pin_memory = dataset, num_workers, prefetch_factor, pin_memory
         self.pin_memory_device, self.timeout, self.worker_init_fn, self.in_order = pin_memory_device, timeout, worker_init_fn, in_order
         self.multiprocessing_context = multiprocessing_context
