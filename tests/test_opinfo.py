@@ -8,8 +8,8 @@ globals and closures. One pytest test per (entry, variant), e.g. `test_opinfo[ab
 
 For every variant lit_torch has, torch's own samples (the first OPINFO_MAX_SAMPLES, default 16, per
 dtype) are copied through NumPy into fresh torch and lit_torch tensors, run on both, and compared:
-forward values, shape and dtype of every output on float32/float64 (and int64/bool where the op
-supports them), the inputs after the call (in-place effects), float64 gradients of every input for a
+forward values, shape and dtype of every output on float32/float64 (and int64/bool/bfloat16 where the
+op supports them; bfloat16 at torch.testing's tolerance, 1.6e-2), the inputs after the call (in-place effects), float64 gradients of every input for a
 seeded random grad_output, and exceptions (same builtin type on both sides, also for the OpInfo's
 `error_inputs`). Each (dtype, sample) is one *item*. A float32 output outside the tolerance still passes
 when it is as close to torch's float64 result as a few times torch's own float32 error (`_as_accurate_as_torch`):
@@ -181,13 +181,14 @@ def variants(op):
     if op.error_inputs_func is not None: out['errors'] = out['function'][:3] + (False,)
     return out
 
-MODE_DTYPES = {'f32': torch.float32, 'f64': torch.float64, 'i64': torch.int64, 'bool': torch.bool, 'grad': torch.float64,
+MODE_DTYPES = {'f32': torch.float32, 'f64': torch.float64, 'i64': torch.int64, 'bool': torch.bool, 'bf16': torch.bfloat16,
+               'grad': torch.float64,
                'ref32': torch.float32, 'ref64': torch.float64}
 REFERENCE = bool(os.environ.get('OPINFO_REFERENCE'))
 
 def modes(op, in_place):
     dts = op.supported_dtypes('cpu')
-    ms = [m for m in ('f32', 'f64', 'i64', 'bool') if MODE_DTYPES[m] in dts]
+    ms = [m for m in ('f32', 'f64', 'i64', 'bool', 'bf16') if MODE_DTYPES[m] in dts]
     if (op.supports_autograd and torch.float64 in op.supported_backward_dtypes('cpu')
             and (not in_place or op.supports_inplace_autograd)): ms.append('grad')
     if REFERENCE and op.reference_inputs_func is not None:
