@@ -112,6 +112,33 @@ def test_stop_flag_survives_a_worker_killed_while_reading_it(clean):
     assert flag.is_set()
 
 
+class _Bytes:
+    def __len__(self): return 4
+    def __getitem__(self, i): return b'x' * (8 << 20)   # pickled into the result pipe, not shared memory
+
+@linux
+def test_worker_killed_halfway_through_a_result_raises(clean):
+    """A result larger than a pipe holds is written in pieces. A worker killed between two pieces left half a
+    message, and multiprocessing.Queue.get read on forever for the rest, never reaching the dead-worker check.
+    The loader's result queue gives up on its slice's timeout instead."""
+    import threading
+    import lit_torch as torch
+    it = iter(torch.utils.data.DataLoader(_Bytes(), batch_size=None, num_workers=1))
+    assert it._worker_result_queue._reader.poll(20)   # the first 64 KiB of an 8 MiB result are in the pipe
+    time.sleep(0.2)
+    victim = it._workers[0].pid
+    os.kill(victim, signal.SIGKILL)
+    raised = []
+    def take():
+        try: next(it)
+        except RuntimeError as e: raised.append(str(e))
+    t = threading.Thread(target=take, daemon=True)
+    t.start(); t.join(20)
+    assert not t.is_alive(), "next() is waiting for the rest of a message from a dead worker"
+    assert raised and f"DataLoader worker 0 (pid {victim}) is killed by signal" in raised[0], raised
+    del it
+
+
 # ---------------------------------------------------------------- the main process dies
 MAIN = textwrap.dedent("""
     import os, sys, time

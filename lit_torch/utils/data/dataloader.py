@@ -6,8 +6,10 @@
 __all__ = ['DataLoader']
 
 # %% ../../../nbs/11i_dataloader.ipynb #87ed24ba
-import atexit, itertools, math, os, queue, sys, threading, time, weakref
+import atexit, itertools, math, os, queue, select, struct, sys, threading, time, weakref
 import multiprocessing as python_multiprocessing
+import multiprocessing.queues
+from multiprocessing.reduction import ForkingPickler
 from ..._C import default_generator
 from ...multiprocessing.reductions import _channel, _receive, _take
 from ._utils.collate import default_collate, default_convert
@@ -172,6 +174,36 @@ class _DoneFlag:
     def set(self): self._flag.value = 1
     def is_set(self): return self._flag.value == 1
 
+# %% ../../../nbs/11i_dataloader.ipynb #b6a51070
+def _frame(buf):
+    "Header length and total length of the multiprocessing message that starts with `buf`, as far as `buf` tells."
+    if len(buf) < 4: return 4, 4
+    n, = struct.unpack('!i', buf[:4])
+    if n != -1: return 4, 4 + n
+    if len(buf) < 12: return 12, 12  # a message of 2 GiB or more: -1, then its length in 8 bytes
+    return 12, 12 + struct.unpack('!Q', buf[4:12])[0]
+
+class _ResultQueue(multiprocessing.queues.Queue):
+    "The workers' result queue: `get` returns within its timeout even if a writer died halfway through a message."
+    def __init__(self, ctx):
+        super().__init__(ctx=ctx)
+        self._buf = bytearray()
+    def __setstate__(self, state):
+        super().__setstate__(state)
+        self._buf = bytearray()
+    def get(self, block=True, timeout=None):
+        deadline = None if block and timeout is None else time.monotonic() + (timeout if block else 0)
+        while True:
+            head, total = _frame(self._buf)
+            if len(self._buf) == total: break
+            left = None if deadline is None else max(deadline - time.monotonic(), 0)
+            if not select.select([self._reader], [], [], left)[0]: raise queue.Empty
+            piece = os.read(self._reader.fileno(), total - len(self._buf))
+            if not piece: raise EOFError("the result queue was closed")
+            self._buf += piece
+        message, self._buf = self._buf, bytearray()
+        return ForkingPickler.loads(memoryview(message)[head:])
+
 # %% ../../../nbs/11i_dataloader.ipynb #ad99706e
 class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
     def __init__(self, loader):
@@ -179,7 +211,7 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
         self._shutdown = True  # until the workers exist
         self._in_order, self._worker_init_fn = loader.in_order, loader.worker_init_fn
         ctx = loader.multiprocessing_context or _default_context()
-        self._worker_result_queue, self._workers_done_event = ctx.Queue(), _DoneFlag(ctx)
+        self._worker_result_queue, self._workers_done_event = _ResultQueue(ctx), _DoneFlag(ctx)
         self._index_queues, self._workers, self._channels = [], [], []  # a channel carries a worker's shared-memory descriptors
         for i in range(self._num_workers):
             q = ctx.Queue()
