@@ -2379,6 +2379,14 @@ def _digamma_array(xp, a):
     psi = xp.where(neg, psi - math.pi / xp.tan(math.pi * (x - xp.rint(x))), psi)
     return xp.where(neg & (x == xp.floor(x)), xp.nan, psi).astype(a.dtype)
 
+def _polygamma_poles(xp, n, a, x, out):
+    "`out` with PyTorch's values at the poles 0, -1, -2…: ±inf for n >= 2; for n = 1 its trigamma's π²/sin²(πx), huge but finite."
+    pole = (x <= 0) & (x == xp.floor(x))
+    if n >= 2: return xp.where(pole, (-1) ** (n + 1) * xp.inf, out)  # ζ(n+1, q) is inf at those q
+    lo = np.float64 if a.dtype == np.float64 else np.float32  # the sine in the input's precision is tiny, not 0
+    s = xp.sin(lo(math.pi) * x.astype(lo)).astype(np.float64)
+    return xp.where(pole, math.pi ** 2 / (s * s), out)
+
 # %% ../nbs/03c_pointwise.ipynb #a640e9c8
 def _hurwitz_zeta(xp, s, q):
     "ζ(s, q) = Σ (q + k)^-s for an integer s >= 2 and q >= 0: direct sum up to q + s + 11, then Euler–Maclaurin."
@@ -2409,15 +2417,6 @@ def _polygamma_array(xp, n, a):
     out = xp.where(neg, (-1) ** n * y - math.pi * _cot_derivative(xp, n, x), y)
     out = _polygamma_poles(xp, n, a, x, out)
     return xp.where(x == -xp.inf, (-1) ** (n + 1) * xp.inf, out).astype(a.dtype)  # at -inf, as PyTorch and SciPy
-
-# %% ../nbs/03c_pointwise.ipynb #984ae64b
-def _polygamma_poles(xp, n, a, x, out):
-    "`out` with PyTorch's values at the poles 0, -1, -2…: ±inf for n >= 2; for n = 1 its trigamma's π²/sin²(πx), huge but finite."
-    pole = (x <= 0) & (x == xp.floor(x))
-    if n >= 2: return xp.where(pole, (-1) ** (n + 1) * xp.inf, out)  # ζ(n+1, q) is inf at those q
-    lo = np.float64 if a.dtype == np.float64 else np.float32  # the sine in the input's precision is tiny, not 0
-    s = xp.sin(lo(math.pi) * x.astype(lo)).astype(np.float64)
-    return xp.where(pole, math.pi ** 2 / (s * s), out)
 
 # %% ../nbs/03c_pointwise.ipynb #05d649b7
 Lgamma = _unary('Lgamma', 'LgammaBackward0', _lgamma_array, lambda g, x, y: g * digamma(x))
