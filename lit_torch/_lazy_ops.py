@@ -42,7 +42,7 @@ class _Sample(Function):
         return tuple(None if s is None else grad.new_zeros(s) for s in ctx.shapes)
 
 def _probabilities(p):
-    if p.dtype.kind != 'f': raise NotImplementedError(f"\"bernoulli_tensor_cpu_p_\" not implemented for '{_type_name(p.dtype)}'")
+    if p.dtype.kind not in 'fV': raise NotImplementedError(f"\"bernoulli_tensor_cpu_p_\" not implemented for '{_type_name(p.dtype)}'")
     if p.size and isinstance(p, np.ndarray) and not ((p >= 0) & (p <= 1)).all():  # CPU only: on a GPU asking would sync
         raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.")
     return p
@@ -70,10 +70,10 @@ class Poisson(_Sample):
     @staticmethod
     def sample(x, generator):
         lam = x._data
-        if lam.dtype.kind != 'f': raise NotImplementedError(f"\"poisson_cpu\" not implemented for '{_type_name(lam.dtype)}'")
+        if lam.dtype.kind not in 'fV': raise NotImplementedError(f"\"poisson_cpu\" not implemented for '{_type_name(lam.dtype)}'")
         if lam.size and isinstance(lam, np.ndarray) and not (lam >= 0).all():  # CPU only, as in PyTorch (its CUDA kernel does not check)
             raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
-        return _draw(generator, x._device, 'poisson', lam, size=lam.shape).astype(lam.dtype)
+        return _draw(generator, x._device, 'poisson', lam.astype(np.float64), size=lam.shape).astype(lam.dtype)
 
 def bernoulli(input, p=None, *, generator=None, out=None):
     "0 or 1 for each element: 1 with probability `input` (or with probability `p`, in `input`'s shape and dtype)."
@@ -111,7 +111,7 @@ def _without_replacement(w, k, generator, device):
 def multinomial(input, num_samples, replacement=False, *, generator=None, out=None):
     "`num_samples` category indices per row of the weights `input`, drawn with or without replacement."
     w = input._data
-    if w.dtype.kind != 'f': raise RuntimeError(f"multinomial only supports floating-point dtypes for input, got: {_type_name(w.dtype)}")
+    if w.dtype.kind not in 'fV': raise RuntimeError(f"multinomial only supports floating-point dtypes for input, got: {_type_name(w.dtype)}")
     if w.ndim not in (1, 2): raise RuntimeError("prob_dist must be 1 or 2 dim")
     if w.shape[-1] > 2 ** 24: raise RuntimeError("number of categories cannot exceed 2^24")
     if out is not None and out._data.dtype != np.int64: raise RuntimeError(f"multinomial expects Long tensor out, got: {_type_name(out._data.dtype)}")
@@ -137,7 +137,7 @@ class Normal(_Sample):
     def sample(mean, std, generator):
         arrays = [v._data for v in (mean, std) if isinstance(v, Tensor)]
         dt = np.result_type(*(a.dtype for a in arrays))
-        if dt.kind != 'f': raise NotImplementedError(f"\"normal_kernel_cpu\" not implemented for '{_type_name(dt)}'")
+        if dt.kind not in 'fV': raise NotImplementedError(f"\"normal_kernel_cpu\" not implemented for '{_type_name(dt)}'")
         shape = _broadcast_shape(*(a.shape for a in arrays))
         m, s = (v._data if isinstance(v, Tensor) else v for v in (mean, std))
         device = (mean if isinstance(mean, Tensor) else std)._device
@@ -189,20 +189,20 @@ def _fill_random(self, node, draw):
 
 def _continuous(self, name):
     "PyTorch's error for a continuous distribution drawn into an integer tensor."
-    if self._data.dtype.kind != 'f':
+    if self._data.dtype.kind not in 'fV':
         raise RuntimeError(f"{name} distribution is a continuous probability distribution. dtype must be a floating point but you specified {_type_name(self._data.dtype)}")
 
 # %% ../nbs/03h_sampling.ipynb #0dcf443c
 def _uniform_(self, from_=0.0, to=1.0, *, generator=None, **kwargs):
     "Fill with numbers drawn uniformly from [from, to)."
     from_ = kwargs.pop('from', from_)
-    if self._data.dtype.kind != 'f': raise NotImplementedError(f"\"check_uniform_bounds\" not implemented for '{_type_name(self._data.dtype)}'")
+    if self._data.dtype.kind not in 'fV': raise NotImplementedError(f"\"check_uniform_bounds\" not implemented for '{_type_name(self._data.dtype)}'")
     if from_ > to: raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={from_} > to={to}")
     return _fill_random(self, _UniformDraw, lambda: from_ + (to - from_) * _draw(generator, self._device, 'random', size=self._data.shape))
 
 def _normal_(self, mean=0.0, std=1.0, *, generator=None):
     "Fill with normal samples of mean `mean` and standard deviation `std`."
-    if self._data.dtype.kind != 'f': raise NotImplementedError(f"\"normal_kernel_cpu\" not implemented for '{_type_name(self._data.dtype)}'")
+    if self._data.dtype.kind not in 'fV': raise NotImplementedError(f"\"normal_kernel_cpu\" not implemented for '{_type_name(self._data.dtype)}'")
     _check_std(std)
     return _fill_random(self, _NormalDraw, lambda: mean + std * _draw(generator, self._device, 'standard_normal', size=self._data.shape))
 
@@ -231,11 +231,11 @@ def _cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
     return _fill_random(self, _CauchyDraw, lambda: median + sigma * _draw(generator, self._device, 'standard_cauchy', size=self._data.shape))
 
 # %% ../nbs/03h_sampling.ipynb #fcfb1a53
-_EXACT_INTS = {'float16': 2 ** 11, 'float32': 2 ** 24, 'float64': 2 ** 53}
+_EXACT_INTS = {'bfloat16': 2 ** 8, 'float16': 2 ** 11, 'float32': 2 ** 24, 'float64': 2 ** 53}
 
 def _integer_range(dt):
     "The largest integer `random_()` draws into dtype `dt`: every integer up to it is exact in `dt`."
-    return _EXACT_INTS[dt.name] if dt.kind == 'f' else 1 if dt.kind == 'b' else int(np.iinfo(dt).max)
+    return _EXACT_INTS[dt.name] if dt.kind in 'fV' else 1 if dt.kind == 'b' else int(np.iinfo(dt).max)
 
 def _integers(generator, device, low, high, size):
     "Integers drawn uniformly from [low, high)."

@@ -223,11 +223,24 @@ def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False
         return _factory(lambda xp, dt: (xp.arange(builtins.max(n, 0), dtype=np.int64) * step + start).astype(dt), dtype, device, requires_grad, default)
     return _factory(lambda xp, dt: xp.arange(start, end, step).astype(dt), dtype, device, requires_grad, default)
 
+def _linspace_rounded(xp, start, end, steps, dt):
+    "bfloat16's linspace as PyTorch's kernel computes it: the step and each value in bfloat16 arithmetic, every result rounded."
+    r = lambda v: xp.asarray(v, np.float32).astype(dt).astype(np.float32)
+    s, e, i = r(start), r(end), xp.arange(steps)
+    step = r(r(e - s) / r(builtins.max(steps - 1, 1)))
+    from_start, from_end = r(s + r(step * r(i))), r(e - r(step * r(steps - i - 1)))
+    return xp.where(i < builtins.max(steps // 2, 1), from_start, from_end).astype(dt)  # the first half from start, the rest from end
+
 def linspace(start, end, steps, dtype=None, device=None, requires_grad=False):
     "`steps` values evenly spaced from `start` to `end`, both included."
+    bounds = [(name, v) for name, v in (('start', start), ('end', end)) if isinstance(v, Tensor)]
+    if any(v.dim() for _, v in bounds):
+        got = ' and '.join(f"{name} with {v.dim()} dimension(s)" for name, v in bounds)
+        raise RuntimeError(f"linspace only supports 0-dimensional start and end tensors, but got {got}.")
     start, end, steps = (v._data.item() if isinstance(v, Tensor) else v for v in (start, end, steps))  # 0-d tensor bounds
     if steps < 0: raise RuntimeError(f"number of steps must be non-negative, got {steps}")
-    return _factory(lambda xp, dt: xp.linspace(start, end, steps).astype(dt), dtype, device, requires_grad)
+    return _factory(lambda xp, dt: _linspace_rounded(xp, start, end, steps, dt) if dt.kind == 'V' else
+                    xp.linspace(start, end, steps).astype(dt), dtype, device, requires_grad)
 
 # %% ../nbs/01_tensor.ipynb #1c0da787
 def _rng(generator, d):

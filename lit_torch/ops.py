@@ -2078,13 +2078,19 @@ def _invalid_args(name, *values):
     got = ', '.join('Tensor' if isinstance(v, Tensor) else type(v).__name__ for v in values)
     raise TypeError(f"{name}() received an invalid combination of arguments - got ({got}), but expected one of: (Tensor input, Tensor other)")
 
+def _opmath(a):
+    "A non-float array as a float op computes it, and the dtype to round the result to (None: keep it)."
+    return (a.astype(np.float32), a.dtype) if a.dtype.kind == 'V' else (_float(a), None)  # bfloat16: in float32, rounded once
+
 class _Pointwise(Function):
     "A float elementwise op of one tensor: forward is `_kernel(xp, a)`, backward `_grad(grad, x, out)` in tensor ops."
     _saves = 'input'  # what `_grad` reads: 'input', 'output' or 'both'
     @classmethod
     def forward(cls, ctx, x):
-        a = _float(x._data)
-        with np.errstate(all='ignore'): out = _wrap(_array(cls._kernel(get_array_module(a), a)), x._device)
+        a, low = x._data, None
+        if a.dtype.kind not in 'fc': a, low = _opmath(a)
+        with np.errstate(all='ignore'): r = cls._kernel(get_array_module(a), a)
+        out = _wrap(_array(r if low is None else r.astype(low)), x._device)
         ctx.save_for_backward(x if cls._saves != 'output' else None, out if cls._saves != 'input' else None)
         return out
     @classmethod
@@ -2253,7 +2259,7 @@ def signbit(input):
     "True where the sign bit is set: negative numbers, -0.0 and -inf."
     a = input._data
     xp = get_array_module(a)
-    return _wrap(_array(xp.signbit(a) if a.dtype.kind == 'f' else a < 0 if a.dtype.kind == 'i' else xp.zeros(a.shape, np.bool_)), input._device)
+    return _wrap(_array(xp.signbit(a) if a.dtype.kind in 'fV' else a < 0 if a.dtype.kind == 'i' else xp.zeros(a.shape, np.bool_)), input._device)
 
 def positive(input):
     "`input` itself (`+x`); an error for bool tensors, as in PyTorch."
@@ -2373,6 +2379,14 @@ def _digamma_array(xp, a):
     psi = xp.where(neg, psi - math.pi / xp.tan(math.pi * (x - xp.rint(x))), psi)
     return xp.where(neg & (x == xp.floor(x)), xp.nan, psi).astype(a.dtype)
 
+def _polygamma_poles(xp, n, a, x, out):
+    "`out` with PyTorch's values at the poles 0, -1, -2…: ±inf for n >= 2; for n = 1 its trigamma's π²/sin²(πx), huge but finite."
+    pole = (x <= 0) & (x == xp.floor(x))
+    if n >= 2: return xp.where(pole, (-1) ** (n + 1) * xp.inf, out)  # ζ(n+1, q) is inf at those q
+    lo = np.float64 if a.dtype == np.float64 else np.float32  # the sine in the input's precision is tiny, not 0
+    s = xp.sin(lo(math.pi) * x.astype(lo)).astype(np.float64)
+    return xp.where(pole, math.pi ** 2 / (s * s), out)
+
 # %% ../nbs/03c_pointwise.ipynb #a640e9c8
 def _hurwitz_zeta(xp, s, q):
     "ζ(s, q) = Σ (q + k)^-s for an integer s >= 2 and q >= 0: direct sum up to q + s + 11, then Euler–Maclaurin."
@@ -2401,7 +2415,7 @@ def _polygamma_array(xp, n, a):
     neg = x < 0
     y = (-1) ** (n + 1) * math.factorial(n) * _hurwitz_zeta(xp, n + 1, xp.where(neg, 1 - x, x))
     out = xp.where(neg, (-1) ** n * y - math.pi * _cot_derivative(xp, n, x), y)
-    out = xp.where(neg & (x == xp.floor(x)), xp.nan, out)
+    out = _polygamma_poles(xp, n, a, x, out)
     return xp.where(x == -xp.inf, (-1) ** (n + 1) * xp.inf, out).astype(a.dtype)  # at -inf, as PyTorch and SciPy
 
 # %% ../nbs/03c_pointwise.ipynb #05d649b7
@@ -2477,14 +2491,23 @@ I0 = _unary('I0', 'I0Backward0', lambda xp, a: _bessel_i(xp, 0, a), lambda g, x,
 i0 = _pointwise_function(I0, 'i0', "$I_0(x)$, the modified Bessel function of the first kind of order 0.")
 
 # %% ../nbs/03c_pointwise.ipynb #13e458c8
+def _logit_rounded(a, eps):
+    "bfloat16's logit as PyTorch's CPU kernel computes it: clamp, `1 - x`, the quotient and the log each rounded to bfloat16."
+    r = lambda v: v.astype(a.dtype).astype(np.float32)
+    x = a.astype(np.float32)
+    if eps is not None: x = np.clip(x, r(np.float32(eps)), r(1 - r(np.float32(eps))))
+    with np.errstate(all='ignore'): return _array(np.log(r(x / r(1 - x))).astype(a.dtype))
+
 class Logit(Function):
     _node_name = 'LogitBackward0'
     @staticmethod
     def forward(ctx, x, eps=None):
-        a = _float(x._data)
-        xp = get_array_module(a)
+        a = x._data
         ctx.eps = eps
         ctx.save_for_backward(x)
+        if a.dtype.kind == 'V': return _logit_rounded(a, eps)
+        a = _float(a)
+        xp = get_array_module(a)
         if eps is not None: a = xp.clip(a, a.dtype.type(eps), a.dtype.type(1 - eps))
         with np.errstate(all='ignore'): return _array(xp.log(a / (1 - a)))
     @staticmethod
@@ -2581,9 +2604,13 @@ class _Binary(Function):
     def forward(cls, ctx, a, b):
         xa, xb = _operands(a, b)
         _broadcast_shape(xa.shape, xb.shape)
-        if xa.dtype.kind not in cls._kinds: _not_implemented(cls._kernel_name, xa.dtype)
+        low = None
+        if xa.dtype.kind not in cls._kinds:
+            if xa.dtype.kind != 'V' or 'f' not in cls._kinds: _not_implemented(cls._kernel_name, xa.dtype)
+            (xa, low), (xb, _) = _opmath(xa), _opmath(xb)
         if cls._floats: xa, xb = _float(xa), _float(xb)
-        with np.errstate(all='ignore'): out = _wrap(_array(cls._kernel(get_array_module(xa), xa, xb)), _device_of(a, b))
+        with np.errstate(all='ignore'): r = cls._kernel(get_array_module(xa), xa, xb)
+        out = _wrap(_array(r if low is None else r.astype(low)), _device_of(a, b))
         ctx.save_for_backward(a if isinstance(a, Tensor) else None, b if isinstance(b, Tensor) else None, out)
         ctx.scalars = tuple(None if isinstance(v, Tensor) else v for v in (a, b))
         return out
@@ -2700,7 +2727,7 @@ class Nextafter(Function):
     @staticmethod
     def forward(ctx, a, b):
         xa, xb = _operands(a, b)
-        if xa.dtype.kind != 'f': _not_implemented('nextafter_cpu', xa.dtype)
+        if xa.dtype.kind not in 'fV': _not_implemented('nextafter_cpu', xa.dtype)
         ctx.shapes = (a.shape, b.shape)
         return _array(get_array_module(xa).nextafter(xa, xb))
     @staticmethod
@@ -2778,7 +2805,7 @@ class Frexp(Function):
     @staticmethod
     def forward(ctx, x):
         a = x._data
-        if a.dtype.kind != 'f': raise RuntimeError(f"torch.frexp() only supports floating-point dtypes, got {_FROM_NUMPY[a.dtype]}")
+        if a.dtype.kind not in 'fV': raise RuntimeError(f"torch.frexp() only supports floating-point dtypes, got {_FROM_NUMPY[a.dtype]}")
         m, e = get_array_module(a).frexp(a)
         ctx.exponent = _wrap(e.astype(np.int32), x._device)
         ctx.mark_non_differentiable(ctx.exponent)
@@ -2812,12 +2839,16 @@ class Lerp(Function):
                 _check_same_device(start, t)
                 if t._data.dtype != start._data.dtype:
                     raise RuntimeError(f"expected dtype {_type_name(start._data.dtype).lower()} for `{arg}` but got dtype {_type_name(t._data.dtype).lower()}")
-        if start._data.dtype.kind != 'f': _not_implemented('lerp_kernel_scalar', start._data.dtype)
-        (s, e, w), _ = _arrays(start._data.dtype, start, end, weight)
+        dt, low = start._data.dtype, None
+        if dt.kind != 'f':
+            if dt.kind != 'V': _not_implemented('lerp_kernel_scalar', dt)
+            dt, low = np.dtype(np.float32), dt  # bfloat16: in float32, rounded once
+        (s, e, w), _ = _arrays(dt, start, end, weight)
         ctx.save_for_backward(start, end, weight if isinstance(weight, Tensor) else None)
         ctx.weight = weight
         xp = get_array_module(s)
-        return _array(xp.where(xp.abs(w) < 0.5, s + w * (e - s), e - (e - s) * (1 - w)))
+        out = xp.where(xp.abs(w) < 0.5, s + w * (e - s), e - (e - s) * (1 - w))
+        return _array(out if low is None else out.astype(low))
     @staticmethod
     def backward(ctx, grad):
         s, e, w = ctx.saved_tensors
@@ -2839,14 +2870,16 @@ class Addcmul(Function):
     @classmethod
     def forward(cls, ctx, x, t1, t2, value=1):
         for t in (t1, t2): _check_same_device(x, t)
-        dt = _promoted(x, t1, t2)
+        dt, low = _promoted(x, t1, t2), None
+        if np.dtype(dt).kind == 'V': dt, low = np.dtype(np.float32), dt  # bfloat16: in float32, rounded once
         if cls._div and np.dtype(dt).kind in 'biu' and t1._data.dtype.kind in 'biu' and t2._data.dtype.kind in 'biu':
             raise RuntimeError("Integer division with addcdiv is no longer supported, and in a future release addcdiv will perform a true division of tensor1 and tensor2. The historic addcdiv behavior can be implemented as (input + value * torch.trunc(tensor1 / tensor2)).to(input.dtype) for integer inputs and as (input + value * tensor1 / tensor2) for float inputs. The future addcdiv behavior is just the latter implementation: (input + value * tensor1 / tensor2), for all dtypes.")
         (a, b, c), shape = _arrays(dt, x, t1, t2)
         ctx.save_for_backward(t1, t2)
         ctx.value, ctx.shape = value, x.shape
         v = np.asarray(value).astype(dt)[()]
-        with np.errstate(all='ignore'): return _array(a + v * (b / c if cls._div else b * c))
+        with np.errstate(all='ignore'): out = a + v * b / c if cls._div else a + v * b * c  # PyTorch's order
+        return _array(out if low is None else out.astype(low))
     @classmethod
     def backward(cls, ctx, grad):
         t1, t2 = ctx.saved_tensors

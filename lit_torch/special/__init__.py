@@ -119,6 +119,12 @@ def _log_ndtr(xp, a):
 
 _Entr = _unary('_Entr', 'SpecialEntrBackward0', _entr, lambda g, x, y: g * -(1 + log(x)))
 _Ndtr = _unary('_Ndtr', 'SpecialNdtrBackward0', _ndtr, lambda g, x, y: g * exp(-0.5 * x * x) / _SQRT_2PI)
+def _ndtr_rounded(xp, a):  # bfloat16, by PyTorch's composite (1 + erf(x / √2)) / 2: each step rounded to bfloat16
+    from ml_dtypes import bfloat16
+    r = lambda v: v.astype(bfloat16).astype(np.float32)
+    return 0.5 * r(1 + r(_ops._erf_array(xp, r(a * np.float32(_SQRT1_2)))))
+
+_NdtrRounded = _unary('_NdtrRounded', 'SpecialNdtrBackward0', _ndtr_rounded, _Ndtr._grad)
 _LogNdtr = _unary('_LogNdtr', 'SpecialLogNdtrBackward0', _log_ndtr,
                   lambda g, x, y: g * exp(-0.5 * x * x - y) / _SQRT_2PI, 'both')
 
@@ -128,7 +134,7 @@ def entr(input):
 
 def ndtr(input):
     "The standard normal cumulative distribution function."
-    return _Ndtr.apply(input)
+    return (_NdtrRounded if input._data.dtype.kind == 'V' else _Ndtr).apply(input)
 
 def log_ndtr(input):
     "The logarithm of `ndtr`, accurate far into the left tail."
