@@ -282,11 +282,11 @@ from .autograd.function import Function
 from .ops import matmul, maximum, where, return_types, _const, _dims, _mT
 
 # %% ../nbs/03i_linalg.ipynb #a2d7d6cd
-def _check_linalg(name, A, square=True):
-    "PyTorch's checks on a linalg input: float dtype, at least 2 dims, square if asked."
+def _check_linalg(name, A, square=True, low_precision=False):
+    "PyTorch's checks on a linalg input: float dtype (float16 and bfloat16 where `low_precision`), at least 2 dims, square if asked."
     dt = A._data.dtype
     if dt.kind == 'c': raise NotImplementedError(f"{name}: lit_torch's linalg takes real matrices only, got {_type_name(dt)}")
-    if dt.kind != 'f' or dt.itemsize < 4:
+    if dt.kind not in ('fV' if low_precision else 'f') or dt.itemsize < 4 and not low_precision:
         raise RuntimeError(f"{name}: Expected a floating point or complex tensor as input. Got {_type_name(dt)}")
     if A.ndim < 2: raise RuntimeError(f"{name}: The input tensor A must have at least 2 dimensions.")
     if square and A.shape[-1] != A.shape[-2]:
@@ -721,7 +721,7 @@ class _VectorNorm(Function):
     _node_name = 'LinalgVectorNormBackward0'
     @staticmethod
     def forward(ctx, x, ord, dims, keepdim):
-        a = x._data
+        a = x._data.astype(np.float32) if x._data.dtype.kind == 'V' else x._data  # bfloat16: in float32, rounded once, as torch's
         xp, ax = get_array_module(a), tuple(dims) if dims is not None else None
         if ord == 2: r = xp.sqrt(_sum_squares(a, ax))  # squares need no abs first: one pass fewer
         elif ord == 0: r = (a != 0).sum(ax, keepdims=True).astype(a.dtype)
@@ -729,6 +729,7 @@ class _VectorNorm(Function):
         elif ord == -math.inf: r = xp.abs(a).min(ax, keepdims=True)
         elif ord == 1: r = xp.abs(a).sum(ax, keepdims=True)
         else: r = (xp.abs(a) ** ord).sum(ax, keepdims=True) ** (1 / ord)
+        r = r.astype(x._data.dtype, copy=False)
         ctx.args = (ord, ax, keepdim, r.shape)
         out = _wrap(r if keepdim else r.squeeze(ax) if ax is not None else r.reshape(()), x._device)
         ctx.save_for_backward(x, out)  # the output itself: in a double backward, the norm's own dependence on x counts
@@ -781,7 +782,8 @@ class LinalgMatrixExp(Function):
     @staticmethod
     def forward(ctx, A):
         ctx.save_for_backward(A)
-        return _expm_arrays(A._data)
+        a = A._data  # float16 and bfloat16 in float32, rounded once
+        return _expm_arrays(a) if a.dtype.itemsize >= 4 else _expm_arrays(a.astype(np.float32)).astype(a.dtype)
     @staticmethod
     def backward(ctx, grad):
         A, = ctx.saved_tensors   # d/dA <G, e^A> is the top-right block of exp([[Aᵀ, G], [0, Aᵀ]])
@@ -793,7 +795,7 @@ class LinalgMatrixExp(Function):
 
 def matrix_exp(input):
     "The matrix exponential e^A = Σ Aᵏ/k! of each square matrix in `input`."
-    _check_linalg('linalg.matrix_exp', input)
+    _check_linalg('linalg.matrix_exp', input, low_precision=True)
     return LinalgMatrixExp.apply(input)
 
 # %% ../nbs/03i_linalg.ipynb #caadf080

@@ -55,7 +55,8 @@ def _broadcast_shape(*shapes):
 
 def _sum_leading(x, lead):
     "Sum array `x` over its first `lead` axes; a contiguous float32/64 NumPy array as one product with a ones vector."
-    if type(x) is not np.ndarray or x.dtype.char not in 'fd' or not x.flags.c_contiguous: return x.sum(axis=tuple(range(lead)))
+    if type(x) is not np.ndarray or x.dtype.char not in 'fd' or not x.flags.c_contiguous:
+        return _sum_in_float32(x, tuple(range(lead)), False) if x.dtype.kind == 'V' else x.sum(axis=tuple(range(lead)))
     rows, shape = math.prod(x.shape[:lead]), x.shape[lead:]  # BLAS's matrix-vector product reads rows 2-3x faster than NumPy's sum
     return (np.ones(rows, x.dtype) @ x.reshape(rows, math.prod(shape))).reshape(shape)
 
@@ -64,7 +65,9 @@ def _sum_to_shape(x, shape):
     lead = x.ndim - len(shape)
     kept = tuple(lead + i for i, n in enumerate(shape) if n == 1 and x.shape[lead + i] != 1)
     if lead and shape and not kept: return _sum_leading(x, lead)  # a bias's gradient: already in shape, and its own array
-    return x.sum(axis=tuple(range(lead)) + kept, keepdims=True).reshape(shape) if lead or kept else x
+    if not (lead or kept): return x
+    axes = tuple(range(lead)) + kept
+    return (_sum_in_float32(x, axes, True) if x.dtype.kind == 'V' else x.sum(axis=axes, keepdims=True)).reshape(shape)
 
 class SumToSize(Function):
     _node_name = 'SumToSizeBackward0'
@@ -1136,10 +1139,13 @@ class Var(Function):
         g = _kept(grad, x.shape, ctx.axes, ctx.keepdim)
         return g * _deviation(x, ctx.axes) * _ratio(2, ctx.denom), None, None, None
 
-def _var_array(a, axes, correction, keepdim):
+def _var_array(a, axes, correction, keepdim, root=False):
+    "The variance (its square root where `root`); bfloat16 in float32, rounded once, as torch's."
+    if a.dtype.kind == 'V': return _array(_var_array(a.astype(np.float32), axes, correction, keepdim, root)).astype(a.dtype)
     d = a - a.mean(axis=axes, keepdims=True)
     dof = builtins.max(_count(a.shape, axes) - correction, 0)
-    return _array((d * d).sum(axis=axes, keepdims=keepdim) / a.dtype.type(dof))
+    v = _array((d * d).sum(axis=axes, keepdims=keepdim) / a.dtype.type(dof))
+    return get_array_module(v).sqrt(v) if root else v
 
 def _ratio(num, denom): return num / denom if denom > 0 else float('inf')
 
@@ -1153,7 +1159,7 @@ class Std(Function):
         ctx.axes, ctx.keepdim = _dims(dim, a.ndim), keepdim
         ctx.denom = _count(a.shape, ctx.axes) - correction
         with np.errstate(divide='ignore', invalid='ignore'):
-            out = _wrap(_array(get_array_module(a).sqrt(_var_array(a, ctx.axes, correction, keepdim))), x._device)
+            out = _wrap(_array(_var_array(a, ctx.axes, correction, keepdim, root=True)), x._device)
         ctx.save_for_backward(x, out)
         return out
     @staticmethod
@@ -1245,7 +1251,9 @@ class Logsumexp(Function):
         axes = _dims(dim, a.ndim) if dim != () else tuple(range(a.ndim))
         m = a.max(axis=axes, keepdims=True) if a.size else xp.zeros((1,) * a.ndim, a.dtype)
         m = xp.where(xp.isfinite(m), m, a.dtype.type(0))
-        with np.errstate(divide='ignore'): out = xp.log(xp.exp(a - m).sum(axis=axes, keepdims=True)) + m
+        e = xp.exp(a - m)  # bfloat16 rounds each step, as torch's; only the sum is added in float32
+        s = _sum_in_float32(e, axes, True) if e.dtype.kind == 'V' else e.sum(axis=axes, keepdims=True)
+        with np.errstate(divide='ignore'): out = xp.log(s) + m
         ctx.axes, ctx.keepdim = axes, keepdim
         out = _wrap(_array(out if keepdim else out.reshape([n for i, n in enumerate(a.shape) if i not in axes])), x._device)
         ctx.save_for_backward(x, out)
@@ -1437,6 +1445,16 @@ def _blocks(a, rows):
     a = a.reshape(-1, a.shape[-1])
     return (a[i:i + rows] for i in range(0, len(a), rows))
 
+# %% ../nbs/03_ops.ipynb #499a617c
+def _softmax_bf16(a, ax, log):
+    "(Log-)softmax of ml_dtypes' bfloat16 `a` computed in float32 and rounded once, as torch's kernels do."
+    f = a.astype(np.float32)
+    d = f - f.max(axis=ax, keepdims=True)
+    s = np.exp(d).sum(axis=ax, keepdims=True)
+    if not log: return (np.exp(d) / s).astype(a.dtype)
+    if a.ndim and ax == a.ndim - 1: s = s.astype(a.dtype)  # torch's last-dim kernel keeps each row's sum, and its log, in bfloat16
+    return (d - np.log(s).astype(np.float32)).astype(a.dtype)
+
 # %% ../nbs/03_ops.ipynb #f16fe9e9
 class Softmax(Function):
     _node_name = 'SoftmaxBackward0'
@@ -1445,6 +1463,7 @@ class Softmax(Function):
         a, ax = _softmax_input(x, dim, 'softmax')
         ctx.dim = ax
         if not a.size: return _saved_output(ctx, a.copy(), x)  # nothing to normalise (NumPy's max would refuse)
+        if a.dtype.kind == 'V': return _saved_output(ctx, _softmax_bf16(a, ax, log=False), x)
         if rows := _rows_at_once(a, ax): return _saved_output(ctx, _softmax_rows(a, rows, log=False), x)
         e = _array(a - a.max(axis=ax, keepdims=True))
         xp = get_array_module(e)
@@ -1472,6 +1491,7 @@ class LogSoftmax(Function):
         a, ax = _softmax_input(x, dim, 'log_softmax')
         ctx.dim = ax
         if not a.size: return _saved_output(ctx, a.copy(), x)
+        if a.dtype.kind == 'V': return _saved_output(ctx, _softmax_bf16(a, ax, log=True), x)
         if rows := _rows_at_once(a, ax): return _saved_output(ctx, _softmax_rows(a, rows, log=True), x)
         s = _array(a - a.max(axis=ax, keepdims=True))
         xp = get_array_module(s)
@@ -1540,7 +1560,8 @@ def _check_matmul(a, b, fn):
 def _matmul(xa, xb):
     "The matrix product of two arrays; a batch of matrices times one matrix as a single 2-D product."
     if xb.ndim == 2 and xa.ndim > 2:
-        return _matmul(xa.reshape(-1, xa.shape[-1]), xb).reshape(xa.shape[:-1] + (xb.shape[-1],))
+        rows = -1 if xa.size else int(np.prod(xa.shape[:-1]))  # -1 cannot be inferred when `k` is 0
+        return _matmul(xa.reshape(rows, xa.shape[-1]), xb).reshape(xa.shape[:-1] + (xb.shape[-1],))
     out = xa @ xb
     if out.dtype != xa.dtype: out = out.astype(xa.dtype)  # ml_dtypes' bfloat16 products come back in float32
     return out if xa.ndim > 1 or xb.ndim > 1 else _array(out)  # a dot product gives a NumPy scalar
@@ -1688,9 +1709,9 @@ class Einsum(Function):
         sizes = _label_sizes(terms, arrays)
         ctx.terms, ctx.out = terms, out
         ctx.save_for_backward(*operands)
-        if len(arrays) == 2: return _array(_einsum_pair(terms[0], terms[1], out, *arrays, sizes))
-        arrays = [get_array_module(a).broadcast_to(a, [sizes[c] for c in t]) for a, t in zip(arrays, terms)]
-        return _array(get_array_module(*arrays).einsum(f"{','.join(terms)}->{out}", *arrays, optimize=len(arrays) > 2))
+        if arrays[0].dtype.kind == 'V':  # NumPy's einsum refuses ml_dtypes' bfloat16: float32, rounded once, as torch
+            return _array(_einsum_arrays(terms, out, [a.astype(np.float32) for a in arrays], sizes)).astype(arrays[0].dtype)
+        return _array(_einsum_arrays(terms, out, arrays, sizes))
     @staticmethod
     def backward(ctx, grad):
         operands = ctx.saved_tensors
@@ -1705,6 +1726,11 @@ class Einsum(Function):
             if kept != t: g = g.reshape([x.shape[i] if c in kept else 1 for i, c in enumerate(t)]).expand(x.shape)
             grads.append(g)
         return tuple(grads)
+
+def _einsum_arrays(terms, out, arrays, sizes):
+    if len(arrays) == 2: return _einsum_pair(terms[0], terms[1], out, *arrays, sizes)
+    arrays = [get_array_module(a).broadcast_to(a, [sizes[c] for c in t]) for a, t in zip(arrays, terms)]
+    return get_array_module(*arrays).einsum(f"{','.join(terms)}->{out}", *arrays, optimize=len(arrays) > 2)
 
 # %% ../nbs/03_ops.ipynb #305ab22c
 def _einsum_diagonals(equation, operands):
@@ -3080,7 +3106,7 @@ class Cumprod(Function):
         a = x._data
         ctx.dim = _wrap_dim(dim, a.ndim)
         dt = np.dtype(np.int64) if a.dtype.kind in 'biu' else a.dtype
-        acc = np.float32 if dt == np.float16 else dt  # float16 accumulates in float32
+        acc = np.float32 if dt.kind in 'fV' and dt.itemsize < 4 else dt  # float16 and bfloat16 accumulate in float32, as torch's
         out = _wrap(_array(a.astype(dt) if a.ndim == 0 else a.cumprod(axis=ctx.dim, dtype=acc).astype(dt, copy=False)), x._device)
         ctx.save_for_backward(x, out)
         return out
@@ -3150,7 +3176,9 @@ class Logcumsumexp(Function):
         a = _float(x._data)
         ctx.dim = _wrap_dim(dim, a.ndim)
         xp = get_array_module(a)
-        out = _wrap(_array(a.copy() if a.ndim == 0 or a.size == 0 else _accumulate(xp, 'logaddexp', a, ctx.dim)), x._device)
+        f = a.astype(np.float32) if a.dtype.kind == 'V' else a  # bfloat16 accumulates in float32, as torch's
+        out = a.copy() if a.ndim == 0 or a.size == 0 else _accumulate(xp, 'logaddexp', f, ctx.dim).astype(a.dtype, copy=False)
+        out = _wrap(_array(out), x._device)
         ctx.save_for_backward(x, out)
         return out
     @staticmethod
@@ -3203,12 +3231,12 @@ def aminmax(input, *, dim=None, keepdim=False):
 # %% ../nbs/03d_reduce.ipynb #9e820028
 def nansum(input, dim=None, keepdim=False, *, dtype=None):
     "The sum, treating NaN as 0."
-    x = where(isnan(input), 0, input) if input._data.dtype.kind == 'f' else input
+    x = where(isnan(input), 0, input) if input._data.dtype.kind in 'fV' else input
     return sum(x, dim, keepdim, dtype=dtype)
 
 def nanmean(input, dim=None, keepdim=False, *, dtype=None):
     "The mean of the elements that are not NaN."
-    if input._data.dtype.kind != 'f' and dtype is None:
+    if input._data.dtype.kind not in 'fV' and dtype is None:
         raise RuntimeError(f"nanmean(): expected input to have floating point or complex dtype but got {_type_name(input._data.dtype)}")
     x = _cast(input, dtype)
     return nansum(x, dim, keepdim) / (~isnan(x)).sum(dim, keepdim)
@@ -3298,8 +3326,12 @@ class Addmm(Function):
         ctx.save_for_backward(a, b)
         ctx.beta, ctx.alpha, ctx.shape = beta, alpha, xa.shape
         if xa.dtype == np.bool_: return _array((bool(beta) & xa) | (bool(alpha) & p))
-        scaled = p if alpha == 1 else p * xa.dtype.type(alpha)
-        return _array(get_array_module(p).broadcast_to(scaled, p.shape).copy() if beta == 0 else (xa if beta == 1 else xa * xa.dtype.type(beta)) + scaled)
+        if xa.dtype.kind == 'V': return cls._opmath(xa, a._data, b._data, p, beta, alpha)  # ml_dtypes' bfloat16
+        return _array(_scaled_sum(xa, p, beta, alpha))
+    @staticmethod
+    def _opmath(xa, A, B, p, beta, alpha):
+        "bfloat16 as torch computes it: in float32, rounded once."
+        return _array(_scaled_sum(xa.astype(np.float32), p.astype(np.float32, copy=False), beta, alpha)).astype(xa.dtype)
     @classmethod
     def backward(cls, ctx, grad):
         a, b = ctx.saved_tensors
@@ -3310,10 +3342,29 @@ class Addmm(Function):
         gb = grad_b(grad, a, b).sum_to_size(b.shape) * ctx.alpha if nb else None
         return gx, ga, gb, None, None
 
+def _scaled_sum(xa, p, beta, alpha):
+    "`beta * xa + alpha * p`, in `p`'s shape; `xa` unread where beta is 0 (its NaNs too)."
+    scaled = p if alpha == 1 else p * xa.dtype.type(alpha)
+    return get_array_module(p).broadcast_to(scaled, p.shape).copy() if beta == 0 else (xa if beta == 1 else xa * xa.dtype.type(beta)) + scaled
+
+# %% ../nbs/03e_products.ipynb #dfaaca5f
 class Addmv(Addmm): _node_name, _kind = 'AddmvBackward0', 'mv'
 class Baddbmm(Addmm): _node_name, _kind = 'BaddbmmBackward0', 'bmm'
-class Addbmm(Addmm): _node_name, _kind = 'AddbmmBackward0', 'addbmm'
-class Addr(Addmm): _node_name, _kind = 'AddrBackward0', 'outer'
+class Addbmm(Addmm):
+    _node_name, _kind = 'AddbmmBackward0', 'addbmm'
+    @staticmethod
+    def _opmath(xa, A, B, p, beta, alpha):
+        "torch adds each batch's product into the bfloat16 result in turn, rounding each time."
+        if not len(A): return Addmm._opmath(xa, A, B, p, beta, alpha)
+        for i in range(len(A)): xa = Addmm._opmath(xa, None, None, A[i] @ B[i], beta if i == 0 else 1, alpha)
+        return xa
+class Addr(Addmm):
+    _node_name, _kind = 'AddrBackward0', 'outer'
+    @staticmethod
+    def _opmath(xa, v1, v2, p, beta, alpha):
+        "torch's addr rounds bfloat16 after each step of `beta * x + alpha * v1 * v2`."
+        q = (v1 * xa.dtype.type(alpha))[:, None] * v2[None, :]
+        return _array(get_array_module(q).broadcast_to(q, p.shape).copy() if beta == 0 else xa * xa.dtype.type(beta) + q)
 
 # %% ../nbs/03e_products.ipynb #fdcde4ae
 def _scalars_for(name, dt, beta, alpha):
@@ -3442,6 +3493,7 @@ class Trace(Function):
         if a.ndim != 2: raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {a.ndim}")
         if a.dtype == np.bool_: _not_implemented('trace', a.dtype)
         ctx.shape = a.shape
+        if a.dtype.kind == 'V': return _array(get_array_module(a).trace(a, dtype=np.float32)).astype(a.dtype)  # added in float32, as torch's
         return _array(get_array_module(a).trace(a, dtype=np.int64 if a.dtype.kind in 'iu' else a.dtype))
     @staticmethod
     def backward(ctx, grad):

@@ -536,12 +536,13 @@ def _along(index, dim):
     return tuple(index if k == dim else xp.arange(n).reshape((-1,) + (1,) * (len(shape) - k - 1))
                  for k, n in enumerate(shape))
 
-def _check_index(name, input, dim, index, src=None, int32=True):
+def _check_index(name, input, dim, index, src=None):
     "PyTorch's checks of `gather`/`scatter` arguments; returns the wrapped `dim`."
     _check_same_device(input, index)
-    if index._data.dtype != np.int64 and not (int32 and index._data.dtype == np.int32):
-        raise RuntimeError(f"{name}(): Expected dtype {'int32/' if int32 else ''}int64 for index")
+    if index._data.dtype not in (np.int64, np.int32) and index._data.size:  # an empty index of any dtype is let through, as torch does
+        raise RuntimeError(f"{'gather' if name == 'gather' else 'scatter'}(): Expected dtype int32/int64 for index")
     d = _wrap_dim(dim, input._data.ndim)
+    if not index._data.size: return d  # nothing to check, as torch
     if (index._data.ndim or 1) != (input._data.ndim or 1) and index._data.size:  # a 0-d tensor counts as 1-d
         raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
     ishape, shape = index._data.shape, input._data.shape
@@ -573,7 +574,10 @@ class Gather(Function):
 
 def gather(input, dim, index, *, sparse_grad=False):
     "`input`'s elements that `index` names along `dim`."
-    if index._data.ndim == 0 or input._data.ndim == 0:  # 0-d tensors act as 1-d ones; the result has the index's shape
+    if index._data.ndim != input._data.ndim or input._data.ndim == 0:  # 0-d tensors act as 1-d ones; the result has the index's shape
+        if not index._data.size:  # an empty index, of any shape: an empty result, as torch's
+            _check_index('gather', input, dim, index)
+            return input.reshape(-1)[:0].reshape(index.shape)
         x, i = _one_d(input, index)
         return Gather.apply(x, _check_index('gather', x, dim, i), i).reshape(index.shape)
     return Gather.apply(input, _check_index('gather', input, dim, index), index)
@@ -619,7 +623,7 @@ def _scatter_args(name, input, dim, index, src, value):
     if isinstance(src, Tensor):
         _check_same_device(input, src)
         if src._data.dtype != input._data.dtype: raise RuntimeError(f"{name}(): Expected self.dtype to be equal to src.dtype")
-    d = _check_index(name, input, dim, index, src if isinstance(src, Tensor) else None, int32=False)
+    d = _check_index(name, input, dim, index, src if isinstance(src, Tensor) else None)
     return d, src
 
 def _one_d(*ts):
@@ -1489,8 +1493,8 @@ _REDUCTIONS = {'sum': 'add', 'prod': 'multiply', 'mean': 'add', 'amax': 'maximum
 def _identity(reduce, dt):
     "The value an element starts from when `include_self=False`."
     if reduce in ('sum', 'prod', 'mean'): return 1 if reduce == 'prod' else 0
-    big = np.inf if dt.kind == 'f' else True if dt.kind == 'b' else np.iinfo(dt).max
-    small = -np.inf if dt.kind == 'f' else False if dt.kind == 'b' else np.iinfo(dt).min
+    big = np.inf if dt.kind in 'fV' else True if dt.kind == 'b' else np.iinfo(dt).max
+    small = -np.inf if dt.kind in 'fV' else False if dt.kind == 'b' else np.iinfo(dt).min
     return small if reduce == 'amax' else big
 
 def _reduce_into(a, key, src, reduce, include_self):

@@ -193,7 +193,7 @@ def lstsq(A, B, rcond=None, *, driver=None):
 # %% ../../nbs/03i_linalg.ipynb #c99b82b5
 def _norm_input(name, x, dtype):
     if dtype is not None: x = x.to(dtype)
-    if x._data.dtype.kind not in 'fc':
+    if x._data.dtype.kind not in 'fcV':
         raise RuntimeError(f"{name}: Expected a floating point or complex tensor as input. Got {_type_name(x._data.dtype)}")
     return x
 
@@ -219,6 +219,8 @@ def matrix_norm(A, ord='fro', dim=(-2, -1), keepdim=False, *, dtype=None, out=No
     if ord == 'fro': return _vector_norm(A.abs() if A.is_complex() else A, 2, (d0, d1), keepdim)
     if ord not in ('nuc', 2, -2, 1, -1, math.inf, -math.inf):
         raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
+    if ord in ('nuc', 2, -2) and A._data.dtype.itemsize < 4 and not A.is_complex():
+        raise RuntimeError(f"linalg.matrix_norm: Low precision dtypes not supported. Got {_type_name(A._data.dtype)}")
     if ord in ('nuc', 2, -2):
         S = svdvals(A.movedim((d0, d1), (-2, -1)))
         r = S.sum(-1) if ord == 'nuc' else S.amax(-1) if ord == 2 else S.amin(-1)
