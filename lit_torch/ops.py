@@ -462,7 +462,7 @@ def _div_floor(xa, xb):
 def _div_trunc(xa, xb):
     _zero_divisor(xa, xb)
     xp = get_array_module(xa)
-    if xa.dtype.kind == 'f': return xp.trunc(xa / xb)
+    if xa.dtype.kind in 'fV': return xp.trunc(xa / xb)  # bfloat16 too: its quotient rounded, then truncated, as torch's
     q = xa // xb  # floors; round toward zero instead where the signs differ and there is a remainder
     return q + ((q < 0) & (q * xb != xa))
 
@@ -3261,16 +3261,15 @@ def count_nonzero(input, dim=None):
 def histc(input, bins=100, min=0, max=0):
     "A histogram of `bins` equal-width bins over `[min, max]` (the data's range if both are 0)."
     a = input._data
-    if a.dtype.kind != 'f': _not_implemented('histogram_cpu', a.dtype)
+    if a.dtype.kind not in 'fV': _not_implemented('histogram_cpu', a.dtype)
     if bins <= 0: raise RuntimeError(f"torch.histc(): bins must be > 0, but got {bins} for dimension 0")
     xp = get_array_module(a)
     lo, hi = (float(a.min()), float(a.max())) if min == max and a.size else (float(min), float(max))
     if lo == hi: lo, hi = lo - 1, hi + 1
     if not (math.isfinite(lo) and math.isfinite(hi)): raise RuntimeError(f"torch.histc(): range of [{lo}, {hi}] is not finite")
     if lo > hi: raise RuntimeError("torch.histc(): max must be larger than min")
-    x = a.ravel()
-    x = x[(x >= lo) & (x <= hi)]
-    t = a.dtype.type
+    x, t = a.ravel(), a.dtype.type  # the bounds and each step in the input's dtype, as torch's kernel (bfloat16 rounds each)
+    x = x[(x >= t(lo)) & (x <= t(hi))]
     pos = xp.minimum(((x - t(lo)) * t(bins) / (t(hi) - t(lo))).astype(np.int64), bins - 1)
     return _wrap(xp.bincount(pos, minlength=bins).astype(a.dtype), input._device)
 
