@@ -29,3 +29,35 @@ def test_div_trunc_bfloat16_as_torch():
     a, b = torch.div(tx, ty, rounding_mode='trunc'), lt.div(lx, ly, rounding_mode='trunc')
     assert str(b.dtype) == 'torch.bfloat16'
     np.testing.assert_array_equal(b.float().numpy(), a.float().numpy())
+
+
+def test_module_bfloat16_and_type_cast_as_torch():
+    "Module.bfloat16() casts floating parameters and buffers only; Module.type() casts every one, as torch's."
+    mods = []
+    for lib in (torch, lt):
+        m = lib.nn.BatchNorm1d(3)
+        mods.append(({k: str(v.dtype) for k, v in m.bfloat16().state_dict().items()},
+                     {k: str(v.dtype) for k, v in m.type(lib.float64).state_dict().items()}))
+    assert mods[0] == mods[1]
+
+@pytest.mark.parametrize('name', ['RNN', 'GRU', 'LSTM'])
+def test_rnn_bfloat16_outputs_and_gradients(name):
+    """A bfloat16 recurrent layer returns bfloat16 and gives bfloat16 gradients (its output came back float32).
+    It runs in float32 and rounds once per output, so it stays closer to float64 than torch's, which rounds each gate."""
+    rng = np.random.default_rng(1)
+    torch.manual_seed(0)
+    m64 = getattr(torch.nn, name)(2, 3, num_layers=2).double()
+    w = {k: v.bfloat16().double() for k, v in m64.state_dict().items()}
+    m64.load_state_dict(w)
+    ml = getattr(lt.nn, name)(2, 3, num_layers=2).bfloat16()
+    ml.load_state_dict({k: lt.tensor(v.numpy().astype(np.float32)).bfloat16() for k, v in w.items()})
+    x = torch.tensor(rng.standard_normal((6, 4, 2))).bfloat16().double()
+    g = torch.tensor(rng.standard_normal((6, 4, 3))).bfloat16().double()
+    o64 = m64(x)[0]; o64.backward(g)
+    ol = ml(lt.tensor(x.float().numpy()).bfloat16())[0]
+    ol.backward(lt.tensor(g.float().numpy()).bfloat16())
+    assert str(ol.dtype) == 'torch.bfloat16'
+    np.testing.assert_allclose(ol.detach().float().numpy(), o64.detach().numpy(), rtol=1.6e-2, atol=1e-2)
+    for (k, p), (_, q) in zip(m64.named_parameters(), ml.named_parameters()):
+        assert str(q.grad.dtype) == 'torch.bfloat16', k
+        np.testing.assert_allclose(q.grad.float().numpy(), p.grad.numpy(), rtol=3e-2, atol=2e-2, err_msg=k)

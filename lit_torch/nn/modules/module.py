@@ -340,7 +340,16 @@ def _module_half(self):
     "Cast the floating-point parameters and buffers to float16; returns self."
     return self._apply(lambda t: t.half() if t.dtype.is_floating_point else t)
 
-_attach_methods(Module, cpu=_module_cpu, cuda=_module_cuda, float=_module_float, double=_module_double, half=_module_half)
+def _module_bfloat16(self):
+    "Cast the floating-point parameters and buffers to bfloat16; returns self."
+    return self._apply(lambda t: t.bfloat16() if t.dtype.is_floating_point else t)
+
+def _module_type(self, dst_type):
+    "Cast every parameter and buffer, integer ones too, to `dst_type`; returns self."
+    return self._apply(lambda t: t.type(dst_type))
+
+_attach_methods(Module, cpu=_module_cpu, cuda=_module_cuda, float=_module_float, double=_module_double, half=_module_half,
+                bfloat16=_module_bfloat16, type=_module_type)
 
 # %% ../../../nbs/05a_module.ipynb #f56ae7ea
 def _register(hooks, hook, prepend=False, extra=()):

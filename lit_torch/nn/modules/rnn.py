@@ -296,10 +296,18 @@ def _stacked(mode, data, batch_sizes, hx, weights, has_biases, num_layers, dropo
         if dropout and train and l < num_layers - 1: x = F.dropout(x, dropout, True)
     return x, stack(hs), (stack(cs) if mode == 'LSTM' else None)
 
+# %% ../../../nbs/15a_rnn_layers.ipynb #c209ed95
+def _run_layer(x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, mode, batch_sizes, reverse):
+    "`_RNNLayer` on one layer's tensors; bfloat16 ones computed in float32 and rounded back."
+    ts = (x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr)
+    if x._data.dtype.kind != 'V': return _RNNLayer.apply(*ts, mode, batch_sizes, reverse)
+    out = _RNNLayer.apply(*(None if t is None else t.float() for t in ts), mode, batch_sizes, reverse)
+    return tuple(None if t is None else t.to(x.dtype) for t in out)
+
 # %% ../../../nbs/15a_rnn_layers.ipynb #2054fde9
 def _rnn_impl(mode, input, batch_sizes, hx, weights, has_biases, num_layers, dropout, train, bidirectional, batch_first=False, layer=None):
     "The recurrent stack over a padded input (T, B, I) (or (B, T, I)), or packed data when `batch_sizes` is given."
-    layer = layer or _RNNLayer.apply
+    layer = layer or _run_layer
     args = (hx, weights, has_biases, num_layers, dropout, train, bidirectional, layer)
     if batch_sizes is not None: return _stacked(mode, input, batch_sizes._data, *args)
     x = input.transpose(0, 1) if batch_first else input
@@ -597,7 +605,7 @@ def _cell_forward(mode, input, hx, cx, w_ih, w_hh, b_ih, b_hh):
             raise RuntimeError(f"hidden{k} has inconsistent hidden_size: got {state.size(1)}, expected {w_hh.size(1)}")
     if input.dtype != w_ih.dtype:
         raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got {_type_name(input._data.dtype)} and {_type_name(w_ih._data.dtype)}")
-    _, h, c = _RNNLayer.apply(input, hx, cx, w_ih, w_hh, b_ih, b_hh, None, mode, np.array([input.size(0)]), False)
+    _, h, c = _run_layer(input, hx, cx, w_ih, w_hh, b_ih, b_hh, None, mode, np.array([input.size(0)]), False)
     return h, c
 
 # %% ../../../nbs/15a_rnn_layers.ipynb #06a3ed9a
