@@ -1238,7 +1238,7 @@ from .ops import _const
 def pairwise_distance(x1, x2, p=2., eps=1e-6, keepdim=False):
     "The `p`-norm of `x1 - x2 + eps` over the last dimension."
     d = x1 - x2 + eps
-    if d._data.dtype.kind != 'f': d = d.to(get_default_dtype())
+    if d._data.dtype.kind not in 'fV': d = d.to(get_default_dtype())  # V: bfloat16 stays bfloat16
     return _vector_norm(d, p, -1 if d.ndim else None, keepdim)
 
 def pdist(input, p=2):
@@ -1253,7 +1253,7 @@ def pdist(input, p=2):
 def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     "The cosine of the angle between `x1` and `x2` along `dim` (they broadcast)."
     for t in (x1, x2):
-        if t._data.dtype.kind != 'f':
+        if t._data.dtype.kind not in 'fV':
             raise RuntimeError(f"expected common dtype to be floating point, yet common dtype is {_type_name(t._data.dtype)}")
     shape = _broadcast_shape(tuple(x1.shape), tuple(x2.shape))
     x1, x2 = x1.expand(shape), x2.expand(shape)

@@ -52,3 +52,59 @@ def test_hardswish_gradient_at_the_corners():
             x = m.tensor([-3., 3., -2.5, 4.], dtype=getattr(m, dt), requires_grad=True)
             F(m).hardswish(x).sum().backward(); grads.append(x.grad)
         check(grads[1], grads[0], rtol=0, atol=0)
+
+# ---------------------------------------------------------------- distances and losses
+
+def run_both(f, *arrays):
+    return [f(m, *[bf16(m, a) for a in arrays]) for m in (lt, torch)]
+
+DISTANCES = {
+    'pairwise_distance': lambda m, a, b, c: F(m).pairwise_distance(a, b),
+    'pairwise_distance_p1': lambda m, a, b, c: F(m).pairwise_distance(a, b, 1., keepdim=True),
+    'cosine_similarity': lambda m, a, b, c: F(m).cosine_similarity(a, b),
+    'triplet_margin_loss': lambda m, a, b, c: F(m).triplet_margin_loss(a, b, c, margin=3.),
+    'triplet_margin_with_distance_loss': lambda m, a, b, c: F(m).triplet_margin_with_distance_loss(a, b, c, margin=3., reduction='none'),
+}
+
+@pytest.mark.parametrize('name', list(DISTANCES))
+def test_distances_stay_bfloat16(name):
+    "They returned float32 (pairwise_distance cast bfloat16 to the default dtype) or raised (cosine_similarity)."
+    ours, theirs = run_both(DISTANCES[name], rand(6, 8), rand(6, 8, seed=1), rand(6, 8, seed=2))
+    check(ours, theirs, rtol=4e-2)  # bfloat16's tolerance once the vector norm adds in float32 (see below)
+
+@pytest.mark.parametrize('name', ['pairwise_distance', 'cosine_similarity', 'triplet_margin_loss'])
+@pytest.mark.xfail(reason="the vector norm adds bfloat16 in bfloat16 (_VectorNorm, nbs/03i_linalg.ipynb): passes once it adds in float32", strict=False)
+def test_distances_over_long_rows(name):
+    ours, theirs = run_both(DISTANCES[name], rand(3, 1000), rand(3, 1000, seed=1), rand(3, 1000, seed=2))
+    check(ours, theirs)
+
+LOSSES = {
+    'smooth_l1_loss': lambda m, a, b: F(m).smooth_l1_loss(a, b),
+    'smooth_l1_loss_sum': lambda m, a, b: F(m).smooth_l1_loss(a, b, reduction='sum', beta=0.5),
+    'huber_loss': lambda m, a, b: F(m).huber_loss(a, b, delta=0.8),
+    'huber_loss_sum': lambda m, a, b: F(m).huber_loss(a, b, reduction='sum'),
+    'multilabel_soft_margin_loss': lambda m, a, b: F(m).multilabel_soft_margin_loss(a, (b > 0).to(a.dtype)),
+}
+
+@pytest.mark.parametrize('name', list(LOSSES))
+def test_losses_add_in_float32(name):
+    "3×1000 values: NumPy's bfloat16 mean was about half of torch's (0.34 against 0.71 for smooth_l1_loss); multilabel_soft_margin_loss raised."
+    ours, theirs = run_both(LOSSES[name], rand(3, 1000), rand(3, 1000, seed=1))
+    check(ours, theirs)
+
+def test_smooth_l1_loss_rounds_once():
+    "torch's bfloat16 kernel computes each element in float32 and rounds once: exactly its values."
+    ours, theirs = run_both(lambda m, a, b: F(m).smooth_l1_loss(a, b, reduction='none', beta=0.5), rand(3, 1000), rand(3, 1000, seed=1))
+    check(ours, theirs, rtol=0, atol=0)
+
+def test_linear_cross_entropy_chunked_bfloat16():
+    "Where torch chunks (options given), it computes bfloat16 in float32 and rounds the loss once; the reference path's rounded logits were off by up to 6%."
+    from torch.nn.modules.linear_cross_entropy_options import LinearCrossEntropyOptions as TOpts
+    x, w, b = rand(64, 16), rand(50, 16, seed=1), rand(50, seed=2)
+    t = np.random.default_rng(3).integers(0, 50, 64)
+    for reduction in ('none', 'mean', 'sum'):
+        theirs = TF.linear_cross_entropy(bf16(torch, x), bf16(torch, w), torch.tensor(t), linear_bias=bf16(torch, b), reduction=reduction,
+                                         options=TOpts(batch_chunk_size=16))
+        ours = LF.linear_cross_entropy(bf16(lt, x), bf16(lt, w), lt.tensor(t), linear_bias=bf16(lt, b), reduction=reduction,
+                                       options=TOpts(batch_chunk_size=16))
+        check(ours, theirs, rtol=8e-3)

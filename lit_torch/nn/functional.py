@@ -2245,13 +2245,17 @@ class _SmoothL1Loss(Function):
     "Smooth L1 loss as one node, as PyTorch has it; `_HuberLoss` is the same with Huber's formula."
     _node_name, huber = 'SmoothL1LossBackward0', False
     @classmethod
-    def forward(cls, ctx, x, t, reduction, k):
-        d = x._data - t._data
+    def _loss(cls, d, k):
         ad, xp = abs(d), get_array_module(d)
-        if cls.huber: loss = xp.where(ad <= k, 0.5 * d * d, k * (ad - 0.5 * k))
-        else: loss = ad if k == 0 else xp.where(ad < k, 0.5 * d * d / k, ad - 0.5 * k)
+        if cls.huber: return xp.where(ad <= k, 0.5 * d * d, k * (ad - 0.5 * k))
+        return ad if k == 0 else xp.where(ad < k, 0.5 * d * d / k, ad - 0.5 * k)
+    @classmethod
+    def forward(cls, ctx, x, t, reduction, k):
+        a, b = x._data, t._data
         ctx.save_for_backward(x, t)
-        ctx.reduction, ctx.k, ctx.n = reduction, k, d.size
+        ctx.reduction, ctx.k, ctx.n = reduction, k, a.size
+        if a.dtype.kind == 'V': return _bfloat16_loss(cls._loss(a.astype(np.float32) - b.astype(np.float32), k).astype(a.dtype), reduction)
+        loss = cls._loss(a - b, k)
         return loss if reduction == 'none' else _ops._array(loss.sum() if reduction == 'sum' else loss.mean())
     @classmethod
     def backward(cls, ctx, grad):
@@ -2263,6 +2267,11 @@ class _SmoothL1Loss(Function):
         return g, -g, None, None
 
 class _HuberLoss(_SmoothL1Loss): _node_name, huber = 'HuberLossBackward0', True
+
+def _bfloat16_loss(loss, reduction):
+    "A bfloat16 loss computed in float32 and rounded once per element, then summed in float32 and rounded once, as PyTorch."
+    if reduction == 'none': return loss
+    return np.asarray(loss.sum(dtype=np.float32) if reduction == 'sum' else loss.mean(dtype=np.float32)).astype(loss.dtype)
 
 # %% ../../nbs/07j_loss.ipynb #66d517a4
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction='mean', beta=1.0):
@@ -2446,6 +2455,11 @@ def linear_cross_entropy(input, linear_weight, target, *, linear_bias=None, weig
     logits_shape = (*batches, C, *out_features)
     if tuple(target.shape) == logits_shape and ignore_index is not None:
         raise RuntimeError("ignore_index cannot be specified when target contains probabilities")
+    if (options is not None and input._data.dtype.kind == 'V' and reduction in ('mean', 'sum', 'none') and label_smoothing == 0
+            and target._data.dtype == np.int64 and not out_features):  # PyTorch's chunked path: bfloat16 in float32, its acc_dtype
+        f32 = lambda t: None if t is None else t.float()
+        return linear_cross_entropy(input.float(), linear_weight.float(), target, linear_bias=f32(linear_bias), weight=f32(weight),
+                                    reduction=reduction, ignore_index=ignore_index).to(input.dtype)
     k = int(np.prod((C,) + out_features))
     logits = linear(input, linear_weight.reshape(k, in_features), None if linear_bias is None else linear_bias.reshape(k))
     return cross_entropy(logits.reshape(logits_shape), target, weight=weight, reduction=reduction,
