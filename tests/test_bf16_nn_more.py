@@ -108,3 +108,26 @@ def test_linear_cross_entropy_chunked_bfloat16():
         ours = LF.linear_cross_entropy(bf16(lt, x), bf16(lt, w), lt.tensor(t), linear_bias=bf16(lt, b), reduction=reduction,
                                        options=TOpts(batch_chunk_size=16))
         check(ours, theirs, rtol=8e-3)
+
+# ---------------------------------------------------------------- embedding_bag
+
+@pytest.mark.parametrize('mode', ['sum', 'mean', 'sum_weighted'])
+def test_embedding_bag_adds_in_float32(mode):
+    "Bags of 1,000 rows: summed in bfloat16 they saturated (a probe gave 512 against torch's 1208); torch adds in float32 and rounds once."
+    w, idx = rand(20, 8, scale=3.), np.random.default_rng(1).integers(0, 20, 3000)
+    psw = rand(3000, seed=2) if mode == 'sum_weighted' else None
+    ours, theirs = (F(m).embedding_bag(m.tensor(idx), bf16(m, w), m.tensor([0, 1000, 2500]), mode=mode.split('_')[0],
+                                       per_sample_weights=None if psw is None else bf16(m, psw)) for m in (lt, torch))
+    check(ours, theirs)
+
+def test_embedding_bag_weighted_rounds_once():
+    "torch multiplies bfloat16 rows by their weights in float32 and rounds the bag once: a bag of one row is exactly its product rounded."
+    w, idx, psw = rand(10, 5), np.arange(10), rand(10, seed=1)
+    res = []
+    for m in (lt, torch):
+        wm, pm = bf16(m, w, True), bf16(m, psw, True)
+        out = F(m).embedding_bag(m.tensor(idx), wm, m.tensor(idx), mode='sum', per_sample_weights=pm)
+        out.backward(bf16(m, rand(10, 5, seed=2)))
+        res.append((out, wm.grad, pm.grad))
+    check(res[0][0], res[1][0], rtol=0, atol=0)
+    check(res[0][1], res[1][1]); check(res[0][2], res[1][2])

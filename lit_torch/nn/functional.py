@@ -1491,11 +1491,13 @@ def _embedding_bag(weight, input, offsets, scale_grad_by_freq, mode, per_sample_
         bag = xp.where((bag >= 0) & (xp.arange(M) < ends[xp.maximum(bag, 0)] if B else False), bag, -1)
         if padding_idx is not None: bag = xp.where(idx == padding_idx, -1, bag)
         rows = EmbeddingLookup.apply(weight, input, None, False)
+        if rows._data.dtype.kind == 'V': rows = rows.float()  # bfloat16: weighted and added in float32, as PyTorch's kernel
         if scale_grad_by_freq and mode != 'max': rows = _GradScale.apply(rows, _bag_freq_scale(idx, weight.shape[0], rows._data.dtype))
         if per_sample_weights is not None: rows = rows * per_sample_weights.unsqueeze(1)
         out = _BagReduce.apply(rows, bag, starts, mode)
         size = xp.bincount(bag[bag >= 0], minlength=B)[:B] if B else xp.zeros(0, np.int64)
         if mode == 'mean': out = out / _like(xp.maximum(size, 1).astype(out._data.dtype)[:, None], out)
+        if out._data.dtype != weight._data.dtype: out = out.to(weight.dtype)
         if mode == 'sum': size = size * 0  # PyTorch fills bag_size for 'mean' and 'max' only
         return out, _like(xp.maximum(bag, 0), input), _like(size.astype(np.int64), input), _like(xp.zeros(B, np.int64), input)
 
