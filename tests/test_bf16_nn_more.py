@@ -131,3 +131,31 @@ def test_embedding_bag_weighted_rounds_once():
         res.append((out, wm.grad, pm.grad))
     check(res[0][0], res[1][0], rtol=0, atol=0)
     check(res[0][1], res[1][1]); check(res[0][2], res[1][2])
+
+# ---------------------------------------------------------------- attention
+
+@pytest.mark.parametrize('shape, causal, masked', [((2, 3, 7, 8), False, False), ((2, 3, 7, 8), True, False), ((3, 7, 8), False, True),
+                                                   ((2, 2, 5, 16), False, True)])
+def test_sdpa_bfloat16(shape, causal, masked):
+    "It returned float32; now bfloat16, rounded as torch's math kernel (3-D) or its flash kernel (4-D) rounds."
+    q, k, v = (rand(*shape, seed=s, scale=2.) for s in range(3))
+    mask = np.random.default_rng(4).random(shape[-2:] if not masked else (shape[-2], shape[-2])) > 0.3 if masked else None
+    res = []
+    for m in (lt, torch):
+        qm, km, vm = (bf16(m, a, True) for a in (q, k, v))
+        out = F(m).scaled_dot_product_attention(qm, km, vm, attn_mask=None if mask is None else m.tensor(mask), is_causal=causal)
+        out.backward(bf16(m, rand(*shape, seed=5)))
+        res.append((out, qm.grad, km.grad, vm.grad))
+    check(res[0][0], res[1][0])
+    for ours, theirs in zip(res[0][1:], res[1][1:]): check(ours, theirs, atol=5e-2)  # torch's flash backward rounds dS to bfloat16
+
+@pytest.mark.parametrize('need_weights', [True, False])
+def test_multi_head_attention_forward_bfloat16(need_weights):
+    "It raised 'mat1 and mat2 must have the same dtype' (the attention came back in float32); with need_weights each of torch's steps rounds."
+    L, N, E, H = 5, 3, 8, 2
+    x, w, wo = rand(L, N, E, scale=2.), rand(3 * E, E, seed=1), rand(E, E, seed=2)
+    mask = np.random.default_rng(3).random((L, L)) > 0.7
+    outs = [F(m).multi_head_attention_forward(bf16(m, x), bf16(m, x), bf16(m, x), E, H, bf16(m, w), None, None, None, False, 0.0,
+                                              bf16(m, wo), None, need_weights=need_weights, attn_mask=m.tensor(mask)) for m in (lt, torch)]
+    check(outs[0][0], outs[1][0])
+    if need_weights: check(outs[0][1], outs[1][1])

@@ -3221,6 +3221,25 @@ def _matmul_laid_out_as(like, a, b):
     if like.flags.c_contiguous: return xp.matmul(a, b)
     return xp.swapaxes(xp.matmul(xp.swapaxes(b, -1, -2), xp.swapaxes(a, -1, -2)), -1, -2)
 
+# %% ../../nbs/10_attention.ipynb #6d5fdefc
+def _flash_shapes(q, k, v, dropout_p, need_weights):
+    "Whether PyTorch's CPU would run its flash kernel: 4-D, no dropout, one batch and head count, one head width, keys."
+    return (not need_weights and dropout_p == 0 and q.ndim == k.ndim == v.ndim == 4 and k.shape[2] > 0
+            and tuple(q.shape[:2]) == tuple(k.shape[:2]) == tuple(v.shape[:2]) and q.shape[3] == v.shape[3])
+
+def _bfloat16_attention(q, k, v, mask, out, pd, dropout_p, is_causal, scale, need_weights):
+    "`out` and `pd` of bfloat16 inputs, computed in float32, rounded once; PyTorch's flash kernel rounds exp(S - max) first."
+    dt = v._data.dtype
+    if _flash_shapes(q, k, v, dropout_p, need_weights):
+        s = _attention_logits(q._data, k._data, None if mask is None else mask._data, is_causal, scale)
+        mx = s.max(axis=-1, keepdims=True)
+        mx[np.isneginf(mx)] = 0
+        e = np.exp(s - mx)
+        l = e.sum(axis=-1, keepdims=True)
+        l[l == 0] = 1  # rows with every key masked: zeros
+        out = np.matmul(e.astype(dt), v._data) / l
+    return out.astype(dt), pd.astype(dt) if need_weights else pd
+
 # %% ../../nbs/10_attention.ipynb #4d0ba29a
 class ScaledDotProductAttention(Function):
     "softmax(scale·Q Kᵀ + mask) V, with dropout, in one node; optionally also returns the (dropped-out) weights."
@@ -3236,6 +3255,8 @@ class ScaledDotProductAttention(Function):
         ctx.save_for_backward(q, k, v, mask, _like(p, q), keep, _like(pd, q) if keep is not None else None)
         xp = get_array_module(p)
         out = xp.matmul(pd, v._data)
+        if out.dtype != v._data.dtype:  # bfloat16: ml_dtypes' products come out in float32, and so did all the rest
+            out, pd = _bfloat16_attention(q, k, v, mask, out, pd, dropout_p, is_causal, scale, need_weights)
         return (out, xp.ascontiguousarray(pd)) if need_weights else out
     @staticmethod
     def backward(ctx, gout, gw=None):
@@ -3303,7 +3324,7 @@ def _canonical_mask(mask, mask_name, other_type, other_name, target_type, check_
     "A bool mask as a float mask of `target_type` with -inf where True; float masks pass; others raise."
     if mask is None: return None
     dt = mask._data.dtype
-    if dt != np.bool_ and dt.kind != 'f': raise AssertionError(f"only bool and floating types of {mask_name} are supported")
+    if dt != np.bool_ and dt.kind not in 'fV': raise AssertionError(f"only bool and floating types of {mask_name} are supported")
     if check_other and other_type is not None and mask.dtype != other_type:
         warnings.warn(f"Support for mismatched {mask_name} and {other_name} is deprecated. Use same type for both instead.", stacklevel=3)
     if dt != np.bool_: return mask
@@ -3485,6 +3506,16 @@ def _mha_out(out, weights, query, out_proj_weight, out_proj_bias, batch_first, b
         if weights is not None: weights = weights.squeeze(0)
     return out, weights
 
+# %% ../../nbs/10_attention.ipynb #80ee1d75
+def _mha_weights_bfloat16(q, k, v, attn_mask, dropout_p, head_dim):
+    "bfloat16 heads and their weights, rounded where PyTorch's need_weights path rounds: q·scale, baddbmm, softmax, bmm."
+    q = (q.float() * math.sqrt(1.0 / head_dim)).to(q.dtype)
+    s = q.float().matmul(k.float().transpose(-2, -1))
+    if attn_mask is not None: s = s + attn_mask.float()
+    p = s.to(v.dtype).float().softmax(-1).to(v.dtype)
+    if dropout_p > 0: p = dropout(p, dropout_p)
+    return p.matmul(v), p
+
 # %% ../../nbs/10_attention.ipynb #d1248b43
 def _mha(query, key, value, embed_dim_to_check, num_heads, in_proj_weight, in_proj_bias, bias_k, bias_v, add_zero_attn,
          dropout_p, out_proj_weight, out_proj_bias, training, key_padding_mask, need_weights, attn_mask,
@@ -3508,7 +3539,8 @@ def _mha(query, key, value, embed_dim_to_check, num_heads, in_proj_weight, in_pr
     src_len = k.shape[2]
     attn_mask = _mha_merge_masks(attn_mask, key_padding_mask, bsz, num_heads, tgt_len, src_len)
     if not training: dropout_p = 0.0
-    res = ScaledDotProductAttention.apply(q, k, v, attn_mask, dropout_p, is_causal, 1 / math.sqrt(head_dim), not need_weights, need_weights)
+    if need_weights and q._data.dtype.kind == 'V': res = _mha_weights_bfloat16(q, k, v, attn_mask, dropout_p, head_dim)
+    else: res = ScaledDotProductAttention.apply(q, k, v, attn_mask, dropout_p, is_causal, 1 / math.sqrt(head_dim), not need_weights, need_weights)
     out, weights = res if need_weights else (res, None)
     return _mha_out(out, weights, query, out_proj_weight, out_proj_bias, batch_first, bsz, num_heads, tgt_len, src_len,
                     average_attn_weights, is_batched)
