@@ -959,8 +959,13 @@ def bilinear(input1, input2, weight, bias=None):
             raise RuntimeError(f"bilinear(): input{k} size does not match weight size: got {x.shape[-1]} but expected {weight.shape[k]}")
     if bias is not None and (bias.ndim != 1 or bias.shape[0] != weight.shape[0]):
         raise RuntimeError(f"bilinear(): bias size does not match weight size: got {bias.shape[-1] if bias.ndim else 1} but expected {weight.shape[0]}")
-    y = einsum('...i,oij,...j->...o', input1, weight, input2)
+    y = _trilinear(input1, input2, weight) if input1._data.dtype.kind == 'V' else einsum('...i,oij,...j->...o', input1, weight, input2)
     return y + bias if bias is not None else y
+
+def _trilinear(x1, x2, w):
+    "`x1ᵀ W_o x2` in PyTorch's order, `x1ᵀ W_o` first, each product rounded to `x1`'s dtype: bfloat16 rounds at each step."
+    buf = x1.unsqueeze(-2).unsqueeze(-2).matmul(w)  # (..., out, 1, in2)
+    return buf.matmul(x2.unsqueeze(-2).unsqueeze(-1)).reshape(tuple(x1.shape[:-1]) + (w.shape[0],))
 
 # %% ../nbs/07c_sparse.ipynb #c7a1e002
 import math

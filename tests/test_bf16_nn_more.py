@@ -159,3 +159,19 @@ def test_multi_head_attention_forward_bfloat16(need_weights):
                                               bf16(m, wo), None, need_weights=need_weights, attn_mask=m.tensor(mask)) for m in (lt, torch)]
     check(outs[0][0], outs[1][0])
     if need_weights: check(outs[0][1], outs[1][1])
+
+# ---------------------------------------------------------------- bilinear
+
+@pytest.mark.parametrize('lead', [(), (6,), (2, 5)])
+def test_bilinear_bfloat16(lead):
+    "It returned float32 (its einsum did); torch rounds x1ᵀW_o, then its product with x2, then adds the bias."
+    x1, x2, w, b = rand(*lead, 7, scale=2.), rand(*lead, 9, seed=1, scale=2.), rand(4, 7, 9, seed=2), rand(4, seed=3)
+    res = []
+    for m in (lt, torch):
+        xs = [bf16(m, a, True) for a in (x1, x2, w, b)]
+        out = F(m).bilinear(*xs)
+        out.backward(bf16(m, rand(*lead, 4, seed=4)))
+        res.append([out] + [t.grad for t in xs])
+    check(res[0][0], res[1][0], rtol=0, atol=0)
+    for ours, theirs in zip(res[0][1:], res[1][1:]):  # torch's backward adds the batch up in bfloat16: within 1% of the largest
+        check(ours, theirs, atol=0.01 * float(theirs.abs().max()))
