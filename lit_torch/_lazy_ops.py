@@ -1249,7 +1249,10 @@ def pairwise_distance(x1, x2, p=2., eps=1e-6, keepdim=False):
 def pdist(input, p=2):
     "The `p`-norm distance between every pair `i < j` of the rows of `input` (N, M), in row-major order."
     if input.ndim != 2: raise RuntimeError(f"pdist only supports 2D tensors, got: {input.ndim}D")
+    dt = input._data.dtype
+    if dt.kind not in 'fV': raise RuntimeError("pdist only supports floating-point dtypes")
     if p < 0: raise RuntimeError("pdist only supports non-negative p values")
+    if dt.char not in 'fd': raise NotImplementedError(f"\"pdist\" not implemented for '{_type_name(dt)}'")  # its kernel: float32, float64
     i, j = np.triu_indices(input.shape[0], 1)
     rows = lambda idx: input.index_select(0, _const(get_array_module(input._data).asarray(idx), input))
     return _vector_norm(rows(i) - rows(j), p, -1)

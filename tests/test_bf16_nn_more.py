@@ -175,3 +175,12 @@ def test_bilinear_bfloat16(lead):
     check(res[0][0], res[1][0], rtol=0, atol=0)
     for ours, theirs in zip(res[0][1:], res[1][1:]):  # torch's backward adds the batch up in bfloat16: within 1% of the largest
         check(ours, theirs, atol=0.01 * float(theirs.abs().max()))
+
+def test_pdist_errors_as_torch():
+    "torch's pdist kernel has float32 and float64 only: bfloat16 raised nothing here (and integers returned float64)."
+    for dt, p in (('bfloat16', 2.), ('float16', 2.), ('int64', 2.), ('int64', -1.), ('float16', -1.)):
+        errs = []
+        for m in (lt, torch):
+            with pytest.raises((RuntimeError, NotImplementedError)) as e: F(m).pdist(m.ones(3, 2, dtype=getattr(m, dt)), p)
+            errs.append((e.type, str(e.value).split('\n')[0]))
+        assert errs[0] == errs[1], (dt, p, errs)
