@@ -961,8 +961,13 @@ def bilinear(input1, input2, weight, bias=None):
             raise RuntimeError(f"bilinear(): input{k} size does not match weight size: got {x.shape[-1]} but expected {weight.shape[k]}")
     if bias is not None and (bias.ndim != 1 or bias.shape[0] != weight.shape[0]):
         raise RuntimeError(f"bilinear(): bias size does not match weight size: got {bias.shape[-1] if bias.ndim else 1} but expected {weight.shape[0]}")
-    y = einsum('...i,oij,...j->...o', input1, weight, input2)
+    y = _trilinear(input1, input2, weight) if input1._data.dtype.kind == 'V' else einsum('...i,oij,...j->...o', input1, weight, input2)
     return y + bias if bias is not None else y
+
+def _trilinear(x1, x2, w):
+    "`x1ᵀ W_o x2` in PyTorch's order, `x1ᵀ W_o` first, each product rounded to `x1`'s dtype: bfloat16 rounds at each step."
+    buf = x1.unsqueeze(-2).unsqueeze(-2).matmul(w)  # (..., out, 1, in2)
+    return buf.matmul(x2.unsqueeze(-2).unsqueeze(-1)).reshape(tuple(x1.shape[:-1]) + (w.shape[0],))
 
 # %% ../nbs/07c_sparse.ipynb #c7a1e002
 import math
@@ -1060,24 +1065,29 @@ from .ops import relu, _const, _store
 
 # %% ../nbs/07g_activation.ipynb #a7c1e204
 def _check_pointwise(x, kernel, ints=False):
-    "PyTorch's error for an activation kernel that has no integer (or bool) version."
-    if not ints and x._data.dtype.kind != 'f':
-        raise NotImplementedError(f"\"{kernel}\" not implemented for '{_type_name(x._data.dtype)}'")
+    "PyTorch's error for an activation kernel that has no integer (or bool, or float8) version."
+    dt = x._data.dtype
+    if not ints and dt.kind != 'f' and dt.name != 'bfloat16':
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{_type_name(dt)}'")
 
 class _Activation(Function):
     "y = _f(x) elementwise; ∂x = g·_d(x) on arrays, or g·_dt(x) with tensor ops when a graph of the gradient is built."
     _kernel, _ints, _dt = None, False, None
     @classmethod
     def forward(cls, ctx, x, *args):
-        _check_pointwise(x, cls._kernel, cls._ints)
         ctx.save_for_backward(x)
         ctx.args = args
-        return cls._f(get_array_module(x._data), x._data, *args)
+        a = x._data
+        if a.dtype.kind == 'f': return cls._f(get_array_module(a), a, *args)
+        _check_pointwise(x, cls._kernel, cls._ints)
+        if a.dtype.kind != 'V': return cls._f(get_array_module(a), a, *args)  # the integer hardtanh and threshold
+        return cls._f(np, a.astype(np.float32), *args).astype(a.dtype)  # bfloat16: in float32, rounded once, as PyTorch
     @classmethod
     def backward(cls, ctx, grad):
         x, = ctx.saved_tensors
         if _grad_mode.enabled: g = grad * (cls._dt(x, *ctx.args) if cls._dt else _const(cls._d(get_array_module(x._data), x._data, *ctx.args), x))
-        else: g = _wrap(grad._data * cls._d(get_array_module(x._data), x._data, *ctx.args), grad._device)
+        elif x._data.dtype.kind != 'V': g = _wrap(grad._data * cls._d(get_array_module(x._data), x._data, *ctx.args), grad._device)
+        else: g = _wrap((grad._data.astype(np.float32) * cls._d(np, x._data.astype(np.float32), *ctx.args)).astype(x._data.dtype), grad._device)
         return (g,) + (None,) * len(ctx.args)
 
 # %% ../nbs/07g_activation.ipynb #a7c1e206
@@ -1139,22 +1149,22 @@ def prelu(input, weight):
 Tensor.prelu = prelu
 
 # %% ../nbs/07g_activation.ipynb #a7c1e215
-def _uniform(x, lower, upper, generator=None):
-    "Uniform draws in [lower, upper) of `x`'s shape and dtype, from `generator` or the device's default one."
+def _uniform(x, lower, upper, generator=None, dtype=None):
+    "Uniform draws in [lower, upper) of `x`'s shape, in `dtype` (`x`'s), from `generator` or the device's default one."
     a, d = x._data, x._device
     g = generator if generator is not None else default_generator_for(d)
     dt = np.float64 if a.dtype == np.float64 else np.float32
     u = g.numpy().random(a.shape, dtype=dt) if d.type == 'cpu' else g.cupy().random_sample(a.shape, dtype=dt)
-    return (u * (upper - lower) + lower).astype(a.dtype)
+    return (u * (upper - lower) + lower).astype(dtype or a.dtype)
 
 class RreluWithNoise(Function):
     "x where positive, noise·x elsewhere; the gradient is multiplied by the same noise."
     _node_name = 'RreluWithNoiseBackward0'
     @staticmethod
     def forward(ctx, x, noise):
-        _check_pointwise(x, 'rrelu_with_noise_out_cpu')
         ctx.noise = noise
-        return x._data * noise
+        y = x._data * noise
+        return y if y.dtype == x._data.dtype else y.astype(x._data.dtype)  # bfloat16 times float32 slopes, rounded once
     @staticmethod
     def backward(ctx, grad): return grad * _const(ctx.noise, grad), None
 
@@ -1163,9 +1173,10 @@ def rrelu(input, lower=1. / 8, upper=1. / 3, training=False, generator=None):
     if lower > upper: raise RuntimeError("Lower bound should be less than or equal to the upper bound")
     a = input._data
     _check_pointwise(input, 'rrelu_with_noise_out_cpu')
+    dt = np.dtype(np.float32) if a.dtype.kind == 'V' else a.dtype  # bfloat16: slopes in float32, as PyTorch's
     with device_context(input.device):  # the slopes are drawn on the input's GPU, from its generator
-        slope = _uniform(input, lower, upper, generator) if training else a.dtype.type((lower + upper) / 2)
-        return RreluWithNoise.apply(input, get_array_module(a).where(a > 0, a.dtype.type(1), slope))
+        slope = _uniform(input, lower, upper, generator, dt) if training else dt.type((lower + upper) / 2)
+        return RreluWithNoise.apply(input, get_array_module(a).where(a > 0, dt.type(1), slope))
 
 def rrelu_(input, lower=1. / 8, upper=1. / 3, training=False, generator=None):
     "`rrelu`, overwriting `input`."
@@ -1234,13 +1245,16 @@ from .ops import _const
 def pairwise_distance(x1, x2, p=2., eps=1e-6, keepdim=False):
     "The `p`-norm of `x1 - x2 + eps` over the last dimension."
     d = x1 - x2 + eps
-    if d._data.dtype.kind != 'f': d = d.to(get_default_dtype())
+    if d._data.dtype.kind not in 'fV': d = d.to(get_default_dtype())  # V: bfloat16 stays bfloat16
     return _vector_norm(d, p, -1 if d.ndim else None, keepdim)
 
 def pdist(input, p=2):
     "The `p`-norm distance between every pair `i < j` of the rows of `input` (N, M), in row-major order."
     if input.ndim != 2: raise RuntimeError(f"pdist only supports 2D tensors, got: {input.ndim}D")
+    dt = input._data.dtype
+    if dt.kind not in 'fV': raise RuntimeError("pdist only supports floating-point dtypes")
     if p < 0: raise RuntimeError("pdist only supports non-negative p values")
+    if dt.char not in 'fd': raise NotImplementedError(f"\"pdist\" not implemented for '{_type_name(dt)}'")  # its kernel: float32, float64
     i, j = np.triu_indices(input.shape[0], 1)
     rows = lambda idx: input.index_select(0, _const(get_array_module(input._data).asarray(idx), input))
     return _vector_norm(rows(i) - rows(j), p, -1)
@@ -1249,7 +1263,7 @@ def pdist(input, p=2):
 def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     "The cosine of the angle between `x1` and `x2` along `dim` (they broadcast)."
     for t in (x1, x2):
-        if t._data.dtype.kind != 'f':
+        if t._data.dtype.kind not in 'fV':
             raise RuntimeError(f"expected common dtype to be floating point, yet common dtype is {_type_name(t._data.dtype)}")
     shape = _broadcast_shape(tuple(x1.shape), tuple(x2.shape))
     x1, x2 = x1.expand(shape), x2.expand(shape)

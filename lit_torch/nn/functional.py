@@ -1491,11 +1491,13 @@ def _embedding_bag(weight, input, offsets, scale_grad_by_freq, mode, per_sample_
         bag = xp.where((bag >= 0) & (xp.arange(M) < ends[xp.maximum(bag, 0)] if B else False), bag, -1)
         if padding_idx is not None: bag = xp.where(idx == padding_idx, -1, bag)
         rows = EmbeddingLookup.apply(weight, input, None, False)
+        if rows._data.dtype.kind == 'V': rows = rows.float()  # bfloat16: weighted and added in float32, as PyTorch's kernel
         if scale_grad_by_freq and mode != 'max': rows = _GradScale.apply(rows, _bag_freq_scale(idx, weight.shape[0], rows._data.dtype))
         if per_sample_weights is not None: rows = rows * per_sample_weights.unsqueeze(1)
         out = _BagReduce.apply(rows, bag, starts, mode)
         size = xp.bincount(bag[bag >= 0], minlength=B)[:B] if B else xp.zeros(0, np.int64)
         if mode == 'mean': out = out / _like(xp.maximum(size, 1).astype(out._data.dtype)[:, None], out)
+        if out._data.dtype != weight._data.dtype: out = out.to(weight.dtype)
         if mode == 'sum': size = size * 0  # PyTorch fills bag_size for 'mean' and 'max' only
         return out, _like(xp.maximum(bag, 0), input), _like(size.astype(np.int64), input), _like(xp.zeros(B, np.int64), input)
 
@@ -1783,11 +1785,11 @@ class Hardswish(_Activation):
     @staticmethod
     def _f(xp, a): return a * xp.clip(a + 3, 0, 6) / a.dtype.type(6)
     @staticmethod
-    def _d(xp, a): return xp.where(a < -3, a.dtype.type(0), xp.where(a <= 3, a / 3 + a.dtype.type(0.5), a.dtype.type(1)))
+    def _d(xp, a): return xp.where(a <= -3, a.dtype.type(0), xp.where(a < 3, a / 3 + a.dtype.type(0.5), a.dtype.type(1)))  # as PyTorch's kernel at ±3
     @staticmethod
     def _dt(x):
         a = x._data
-        mid, hi = (_const(m.astype(a.dtype), x) for m in ((a >= -3) & (a <= 3), a > 3))
+        mid, hi = (_const(m.astype(a.dtype), x) for m in ((a > -3) & (a < 3), a >= 3))
         return mid * (x / 3 + 0.5) + hi
 
 def hardsigmoid(input, inplace=False):
@@ -2245,13 +2247,17 @@ class _SmoothL1Loss(Function):
     "Smooth L1 loss as one node, as PyTorch has it; `_HuberLoss` is the same with Huber's formula."
     _node_name, huber = 'SmoothL1LossBackward0', False
     @classmethod
-    def forward(cls, ctx, x, t, reduction, k):
-        d = x._data - t._data
+    def _loss(cls, d, k):
         ad, xp = abs(d), get_array_module(d)
-        if cls.huber: loss = xp.where(ad <= k, 0.5 * d * d, k * (ad - 0.5 * k))
-        else: loss = ad if k == 0 else xp.where(ad < k, 0.5 * d * d / k, ad - 0.5 * k)
+        if cls.huber: return xp.where(ad <= k, 0.5 * d * d, k * (ad - 0.5 * k))
+        return ad if k == 0 else xp.where(ad < k, 0.5 * d * d / k, ad - 0.5 * k)
+    @classmethod
+    def forward(cls, ctx, x, t, reduction, k):
+        a, b = x._data, t._data
         ctx.save_for_backward(x, t)
-        ctx.reduction, ctx.k, ctx.n = reduction, k, d.size
+        ctx.reduction, ctx.k, ctx.n = reduction, k, a.size
+        if a.dtype.kind == 'V': return _bfloat16_loss(cls._loss(a.astype(np.float32) - b.astype(np.float32), k).astype(a.dtype), reduction)
+        loss = cls._loss(a - b, k)
         return loss if reduction == 'none' else _ops._array(loss.sum() if reduction == 'sum' else loss.mean())
     @classmethod
     def backward(cls, ctx, grad):
@@ -2263,6 +2269,11 @@ class _SmoothL1Loss(Function):
         return g, -g, None, None
 
 class _HuberLoss(_SmoothL1Loss): _node_name, huber = 'HuberLossBackward0', True
+
+def _bfloat16_loss(loss, reduction):
+    "A bfloat16 loss computed in float32 and rounded once per element, then summed in float32 and rounded once, as PyTorch."
+    if reduction == 'none': return loss
+    return np.asarray(loss.sum(dtype=np.float32) if reduction == 'sum' else loss.mean(dtype=np.float32)).astype(loss.dtype)
 
 # %% ../../nbs/07j_loss.ipynb #66d517a4
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction='mean', beta=1.0):
@@ -2446,6 +2457,11 @@ def linear_cross_entropy(input, linear_weight, target, *, linear_bias=None, weig
     logits_shape = (*batches, C, *out_features)
     if tuple(target.shape) == logits_shape and ignore_index is not None:
         raise RuntimeError("ignore_index cannot be specified when target contains probabilities")
+    if (options is not None and input._data.dtype.kind == 'V' and reduction in ('mean', 'sum', 'none') and label_smoothing == 0
+            and target._data.dtype == np.int64 and not out_features):  # PyTorch's chunked path: bfloat16 in float32, its acc_dtype
+        f32 = lambda t: None if t is None else t.float()
+        return linear_cross_entropy(input.float(), linear_weight.float(), target, linear_bias=f32(linear_bias), weight=f32(weight),
+                                    reduction=reduction, ignore_index=ignore_index).to(input.dtype)
     k = int(np.prod((C,) + out_features))
     logits = linear(input, linear_weight.reshape(k, in_features), None if linear_bias is None else linear_bias.reshape(k))
     return cross_entropy(logits.reshape(logits_shape), target, weight=weight, reduction=reduction,
@@ -3205,6 +3221,25 @@ def _matmul_laid_out_as(like, a, b):
     if like.flags.c_contiguous: return xp.matmul(a, b)
     return xp.swapaxes(xp.matmul(xp.swapaxes(b, -1, -2), xp.swapaxes(a, -1, -2)), -1, -2)
 
+# %% ../../nbs/10_attention.ipynb #6d5fdefc
+def _flash_shapes(q, k, v, dropout_p, need_weights):
+    "Whether PyTorch's CPU would run its flash kernel: 4-D, no dropout, one batch and head count, one head width, keys."
+    return (not need_weights and dropout_p == 0 and q.ndim == k.ndim == v.ndim == 4 and k.shape[2] > 0
+            and tuple(q.shape[:2]) == tuple(k.shape[:2]) == tuple(v.shape[:2]) and q.shape[3] == v.shape[3])
+
+def _bfloat16_attention(q, k, v, mask, out, pd, dropout_p, is_causal, scale, need_weights):
+    "`out` and `pd` of bfloat16 inputs, computed in float32, rounded once; PyTorch's flash kernel rounds exp(S - max) first."
+    dt = v._data.dtype
+    if _flash_shapes(q, k, v, dropout_p, need_weights):
+        s = _attention_logits(q._data, k._data, None if mask is None else mask._data, is_causal, scale)
+        mx = s.max(axis=-1, keepdims=True)
+        mx[np.isneginf(mx)] = 0
+        e = np.exp(s - mx)
+        l = e.sum(axis=-1, keepdims=True)
+        l[l == 0] = 1  # rows with every key masked: zeros
+        out = np.matmul(e.astype(dt), v._data) / l
+    return out.astype(dt), pd.astype(dt) if need_weights else pd
+
 # %% ../../nbs/10_attention.ipynb #4d0ba29a
 class ScaledDotProductAttention(Function):
     "softmax(scale·Q Kᵀ + mask) V, with dropout, in one node; optionally also returns the (dropped-out) weights."
@@ -3220,6 +3255,8 @@ class ScaledDotProductAttention(Function):
         ctx.save_for_backward(q, k, v, mask, _like(p, q), keep, _like(pd, q) if keep is not None else None)
         xp = get_array_module(p)
         out = xp.matmul(pd, v._data)
+        if out.dtype != v._data.dtype:  # bfloat16: ml_dtypes' products come out in float32, and so did all the rest
+            out, pd = _bfloat16_attention(q, k, v, mask, out, pd, dropout_p, is_causal, scale, need_weights)
         return (out, xp.ascontiguousarray(pd)) if need_weights else out
     @staticmethod
     def backward(ctx, gout, gw=None):
@@ -3287,7 +3324,7 @@ def _canonical_mask(mask, mask_name, other_type, other_name, target_type, check_
     "A bool mask as a float mask of `target_type` with -inf where True; float masks pass; others raise."
     if mask is None: return None
     dt = mask._data.dtype
-    if dt != np.bool_ and dt.kind != 'f': raise AssertionError(f"only bool and floating types of {mask_name} are supported")
+    if dt != np.bool_ and dt.kind not in 'fV': raise AssertionError(f"only bool and floating types of {mask_name} are supported")
     if check_other and other_type is not None and mask.dtype != other_type:
         warnings.warn(f"Support for mismatched {mask_name} and {other_name} is deprecated. Use same type for both instead.", stacklevel=3)
     if dt != np.bool_: return mask
@@ -3469,6 +3506,16 @@ def _mha_out(out, weights, query, out_proj_weight, out_proj_bias, batch_first, b
         if weights is not None: weights = weights.squeeze(0)
     return out, weights
 
+# %% ../../nbs/10_attention.ipynb #80ee1d75
+def _mha_weights_bfloat16(q, k, v, attn_mask, dropout_p, head_dim):
+    "bfloat16 heads and their weights, rounded where PyTorch's need_weights path rounds: q·scale, baddbmm, softmax, bmm."
+    q = (q.float() * math.sqrt(1.0 / head_dim)).to(q.dtype)
+    s = q.float().matmul(k.float().transpose(-2, -1))
+    if attn_mask is not None: s = s + attn_mask.float()
+    p = s.to(v.dtype).float().softmax(-1).to(v.dtype)
+    if dropout_p > 0: p = dropout(p, dropout_p)
+    return p.matmul(v), p
+
 # %% ../../nbs/10_attention.ipynb #d1248b43
 def _mha(query, key, value, embed_dim_to_check, num_heads, in_proj_weight, in_proj_bias, bias_k, bias_v, add_zero_attn,
          dropout_p, out_proj_weight, out_proj_bias, training, key_padding_mask, need_weights, attn_mask,
@@ -3492,7 +3539,8 @@ def _mha(query, key, value, embed_dim_to_check, num_heads, in_proj_weight, in_pr
     src_len = k.shape[2]
     attn_mask = _mha_merge_masks(attn_mask, key_padding_mask, bsz, num_heads, tgt_len, src_len)
     if not training: dropout_p = 0.0
-    res = ScaledDotProductAttention.apply(q, k, v, attn_mask, dropout_p, is_causal, 1 / math.sqrt(head_dim), not need_weights, need_weights)
+    if need_weights and q._data.dtype.kind == 'V': res = _mha_weights_bfloat16(q, k, v, attn_mask, dropout_p, head_dim)
+    else: res = ScaledDotProductAttention.apply(q, k, v, attn_mask, dropout_p, is_causal, 1 / math.sqrt(head_dim), not need_weights, need_weights)
     out, weights = res if need_weights else (res, None)
     return _mha_out(out, weights, query, out_proj_weight, out_proj_bias, batch_first, bsz, num_heads, tgt_len, src_len,
                     average_attn_weights, is_batched)
