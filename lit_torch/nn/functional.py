@@ -1405,13 +1405,19 @@ def _bce_logits_composite(x, t, weight, pos_weight, reduction):
     loss = (1 - t) * x + (1 + (pos_weight - 1) * t) * sp if pos_weight is not None else (1 - t) * x + sp
     return _reduce(loss * weight if weight is not None else loss, reduction)
 
+def _softplus(a):
+    "log(1 + exp(a)) of an array, without overflow."
+    xp = get_array_module(a)
+    return xp.log1p(xp.exp(-xp.abs(a))) + xp.maximum(a, 0)
+
 class BinaryCrossEntropyWithLogits(Function):
     "Binary cross-entropy on logits, in the overflow-free form."
     _node_name = 'BinaryCrossEntropyWithLogitsBackward0'
     @staticmethod
     def forward(ctx, x, t, weight, pos_weight, reduction):
         a, ta, xp = x._data, t._data, get_array_module(x._data)
-        sp = xp.log1p(xp.exp(-xp.abs(a))) + xp.maximum(-a, 0)
+        if a.dtype.kind == 'V': sp = _softplus(-a.astype(np.float32)).astype(a.dtype)  # -log_sigmoid rounded once, as PyTorch's
+        else: sp = _softplus(-a)
         lam = 1 + (pos_weight._data - 1) * ta if pos_weight is not None else None
         loss = (1 - ta) * a + (lam * sp if lam is not None else sp)
         if weight is not None: loss = loss * weight._data
