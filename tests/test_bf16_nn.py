@@ -242,3 +242,12 @@ def test_cross_entropy_probability_targets_bfloat16():
     for reduction in ('mean', 'sum', 'none'):
         same(LF.cross_entropy(lx, lp, reduction=reduction), TF.cross_entropy(tx, tp, reduction=reduction))
         same(LF.cross_entropy(lx[:, :, 0], lp[:, :, 0], reduction=reduction), TF.cross_entropy(tx[:, :, 0], tp[:, :, 0], reduction=reduction))
+
+
+def test_local_response_norm_bfloat16_divides():
+    "The window mean of bfloat16 was floor-divided, as for integers (kind 'V' is not 'f')."
+    run(lambda F, x: F.local_response_norm(x, 3, alpha=1.0), (2, 6, 5), scale=3)
+    (t,), (l,) = both(*arrays((2, 4, 3, 5)))  # 4-d goes through avg_pool3d, which PyTorch's CPU has no bfloat16 for
+    for F, x in ((TF, t), (LF, l)):
+        with pytest.raises(NotImplementedError, match='avg_pool3d_out_frame'): F.local_response_norm(x, 2)
+        with pytest.raises(NotImplementedError, match='avg_pool3d_out_frame'): F.avg_pool3d(x.unsqueeze(0), 2)

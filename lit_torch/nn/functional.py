@@ -976,7 +976,9 @@ class _AvgPoolBackward(Function):
 def _avg_pool(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, nd):
     a = input._data
     dt = a.dtype
-    if dt.kind not in 'fiu': _check_float(input, f'avg_pool{nd}d'); dt = np.dtype(np.float32)  # bfloat16: summed and divided in float32
+    if dt.kind not in 'fiu':
+        if nd == 3 and dt.kind == 'V': raise NotImplementedError(f"\"avg_pool3d_out_frame\" not implemented for '{_type_name(dt)}'")  # as PyTorch's CPU
+        _check_float(input, f'avg_pool{nd}d'); dt = np.dtype(np.float32)  # bfloat16: summed and divided in float32
     if divisor_override is not None and divisor_override == 0: raise RuntimeError("divisor must be not zero")
     k, s, p, d = _pool_args(input, kernel_size, stride, padding, 1, nd, f'avg_pool{nd}d')
     outs, pads = _pool_geometry(input.shape, k, s, p, d, ceil_mode)
@@ -1679,12 +1681,14 @@ def _channel_window_mean(a, size):
     for i in range(size):
         s = padded.narrow(1, i, C)
         acc = s if acc is None else acc + s
-    return acc / size if a._data.dtype.kind == 'f' else acc // size  # an integer average pool truncates, in PyTorch
+    return acc / size if a._data.dtype.kind in 'fV' else acc // size  # an integer average pool truncates, in PyTorch; V: bfloat16
 
 def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.):
     "Divide each value by `(k + α·mean of the squares over `size` neighbouring channels)^β`."
     if input.ndim < 3: raise ValueError(f"Expected 3D or higher dimensionality                          input (got {input.ndim} dimensions)")
     if input._data.size == 0: return input
+    if input.ndim > 3 and input._data.dtype.kind == 'V':  # PyTorch averages 4-d and up with avg_pool3d, which has no bfloat16 on the CPU
+        raise NotImplementedError(f"\"avg_pool3d_out_frame\" not implemented for '{_type_name(input._data.dtype)}'")
     div = _channel_window_mean(input * input, size)
     return input / (div * alpha + k).pow(beta)
 
