@@ -34,6 +34,10 @@ def _check_float(x, name):
     if x._data.dtype.kind not in 'fV':  # V: ml_dtypes' bfloat16 and float8
         raise NotImplementedError(f"\"{name}\" not implemented for '{_type_name(x._data.dtype)}'")
 
+def _rounded(y, dtype):
+    "Array `y` in `dtype`: a bfloat16 op computed in float32 (where ml_dtypes' products land) rounds once, at the end, as PyTorch's."
+    return y if y.dtype == dtype else y.astype(dtype)
+
 # %% ../../nbs/04_functional.ipynb #93f38480
 def _check_linear(x, w, b):
     _check_same_device(x, w)
@@ -49,9 +53,9 @@ class Addmm(Function):
     @staticmethod
     def forward(ctx, b, x, wt):
         ctx.save_for_backward(x if ctx.needs_input_grad[2] else None, wt if ctx.needs_input_grad[1] else None)
-        out = _ops._matmul(x._data, wt._data)
+        out = x._data @ wt._data  # bfloat16: NumPy's product comes back in float32; the bias is added there, then one rounding
         out += b._data
-        return out
+        return _rounded(out, x._data.dtype)
     @staticmethod
     def backward(ctx, grad):
         x, wt = ctx.saved_tensors
@@ -256,19 +260,21 @@ class Gelu(Function):
     def forward(ctx, x, approximate):
         _check_float(x, 'GeluKernelImpl')
         a, xp = x._data, get_array_module(x._data)
+        if a.dtype.kind == 'V': a = a.astype(np.float32)  # bfloat16: computed in float32, rounded once (PyTorch's opmath)
         ctx.approximate = approximate
         if approximate == 'tanh':
             ctx.save_for_backward(x, None)
-            return 0.5 * a * (1 + xp.tanh(_SQRT_2_PI * (a + 0.044715 * a * a * a)))
+            return _rounded(0.5 * a * (1 + xp.tanh(_SQRT_2_PI * (a + 0.044715 * a * a * a))), x._data.dtype)
         out, cdf = _gelu_exact(a)
         ctx.save_for_backward(x, _like(cdf, x))  # Φ(x), kept for the backward
-        return out
+        return _rounded(out, x._data.dtype)
     @staticmethod
     def backward(ctx, grad):
         x, cdf = ctx.saved_tensors
         if _grad_mode.enabled: return _replay(ctx, _gelu_composite, (x, ctx.approximate), grad)
         a, xp = x._data.reshape(-1), get_array_module(x._data)  # 1-d: `out=` cannot write into a NumPy scalar
         g = grad._data.reshape(-1)
+        if g.dtype.kind == 'V': a, g = a.astype(np.float32), g.astype(np.float32)  # the engine rounds the float32 gradient
         if ctx.approximate == 'tanh':
             t = xp.tanh(_SQRT_2_PI * (a + 0.044715 * a * a * a))
             d = 0.5 * (1 + t) + 0.5 * a * (1 - t * t) * _SQRT_2_PI * (1 + 3 * 0.044715 * a * a)
@@ -355,14 +361,15 @@ class NativeLayerNorm(Function):
         a = x._data
         xp, n = get_array_module(a), int(np.prod(normalized_shape))
         a2 = a.reshape(-1, n)  # rows to normalize
-        xc = a2 - (a2 @ xp.full(n, 1 / n, a.dtype))[:, None]  # row means as a matrix-vector product: BLAS is faster than .mean
-        rstd = 1 / xp.sqrt(xp.einsum('ij,ij->i', xc, xc)[:, None] / n + a.dtype.type(eps))
+        if a.dtype.kind == 'V': a2 = a2.astype(np.float32)  # bfloat16: normalized in float32, rounded once (PyTorch's opmath)
+        xc = a2 - (a2 @ xp.full(n, 1 / n, a2.dtype))[:, None]  # row means as a matrix-vector product: BLAS is faster than .mean
+        rstd = 1 / xp.sqrt(xp.einsum('ij,ij->i', xc, xc)[:, None] / n + a2.dtype.type(eps))
         xc *= rstd  # now x̂
         ctx.args = (normalized_shape, eps)
         ctx.save_for_backward(x, weight, bias, _like(xc, x), _like(rstd, x))
         out = xc * weight._data.reshape(-1) if weight is not None else xc.copy()
         if bias is not None: out += bias._data.reshape(-1)
-        return out.reshape(a.shape)
+        return _rounded(out.reshape(a.shape), a.dtype)
     @staticmethod
     def backward(ctx, grad):
         x, w, b, xhat, rstd = ctx.saved_tensors
@@ -371,6 +378,7 @@ class NativeLayerNorm(Function):
         xh, xp = xhat._data, get_array_module(xhat._data)
         n = xh.shape[1]
         g = grad._data.reshape(xh.shape)
+        if g.dtype != xh.dtype: g = g.astype(xh.dtype)  # bfloat16: x̂ was kept in float32
         gx = gw = gb = None
         if nx:  # s · (g - mean(g) - x̂ · mean(g x̂)), with g = ∂y·γ
             gh = g * w._data.reshape(-1) if w is not None else g
@@ -519,8 +527,8 @@ def _col2im(gcols, xshape, geo):
     acc = acc[(slice(None), slice(None)) + tuple(slice(lo, lo + s) for s, (lo, _) in zip(xshape[2:], pads))]
     return xp.ascontiguousarray(acc.swapaxes(0, 1))
 
-def _conv_input_grad(gya, wa, xshape, geo, gyc=None):
-    "col2im of ∂y·W: every window element's gradient added back where it came from (`gyc`: ∂y already channels first)."
+def _conv_input_grad(gya, wa, xshape, geo, gyc=None, dtype=None):
+    "col2im of ∂y·W: every window element's gradient added back where it came from (`gyc`: ∂y already channels first; `dtype`: the columns' and the sums')."
     groups, N, out, ksize = geo[3], gya.shape[0], tuple(gya.shape[2:]), tuple(wa.shape[2:])
     nd, Cg = len(ksize), xshape[1] // groups
     gyt = (_by_channel(gya, groups) if gyc is None else gyc).swapaxes(-1, -2)  # (groups, N·L, O/groups): BLAS reads it transposed
@@ -529,6 +537,7 @@ def _conv_input_grad(gya, wa, xshape, geo, gyc=None):
         g = g.transpose((0,) + tuple(range(3 + nd, 3 + 2 * nd)) + (1,) + tuple(range(2, 2 + nd)) + (2 + nd,))
     else:  # one product per kernel offset: each offset's gradients come out as one contiguous block
         g = gyt.reshape((groups,) + (1,) * nd + gyt.shape[1:]) @ _w_offsets(wa, groups)
+    if dtype is not None and g.dtype != dtype: g = g.astype(dtype)  # bfloat16: PyTorch's col2im adds rounded columns in bfloat16
     return _col2im_cl(g.reshape((groups,) + ksize + (N,) + out + (Cg,)), xshape, geo)
 
 def _conv_weight_grad(cols, gya, wshape, groups, gyc=None):
@@ -638,7 +647,8 @@ def _columns(xa, wshape, geo):
 # %% ../../nbs/04_functional.ipynb #0befa9c2
 def _per_channel_sum(a):
     "Sums of `a` (N, C, ...) over all but the channel axis (a convolution bias's gradient): rows by BLAS, then the batch; 4-10x NumPy's sum."
-    if type(a) is not np.ndarray or a.dtype.char not in 'fd' or not a.size or not a.flags.c_contiguous: return a.sum((0,) + tuple(range(2, a.ndim)))
+    if type(a) is not np.ndarray or a.dtype.char not in 'fd' or not a.size or not a.flags.c_contiguous:
+        return a.sum((0,) + tuple(range(2, a.ndim))) if a.dtype.kind != 'V' else _ops._sum_in_float32(a, (0,) + tuple(range(2, a.ndim)), False)
     rows = a.reshape(a.shape[0] * a.shape[1], -1)
     return _ops._sum_leading((rows @ np.ones(rows.shape[1], a.dtype)).reshape(a.shape[:2]), 1)
 
@@ -650,7 +660,7 @@ class Convolution(Function):
         y, cols = _conv_forward(x._data, w._data, None if b is None else b._data, geo)
         ctx.geo = geo
         ctx.save_for_backward(x, w, _like(cols, x) if ctx.needs_input_grad[1] else None)
-        return y
+        return _rounded(y, x._data.dtype)  # bfloat16: the products (and the bias) were added in float32
     @staticmethod
     def backward(ctx, grad):
         x, w, cols = ctx.saved_tensors
@@ -674,7 +684,7 @@ class _ConvInputGrad(Function):
     def forward(ctx, gy, w, xshape, geo):
         ctx.save_for_backward(gy, w)
         ctx.geo = geo
-        return _conv_input_grad(gy._data, w._data, xshape, geo)
+        return _rounded(_conv_input_grad(gy._data, w._data, xshape, geo), gy._data.dtype)
     @staticmethod
     def backward(ctx, ggx):
         gy, w = ctx.saved_tensors
@@ -688,7 +698,7 @@ class _ConvWeightGrad(Function):
     def forward(ctx, x, gy, wshape, geo):
         ctx.save_for_backward(x, gy)
         ctx.geo = geo
-        return _conv_weight_grad(_columns(x._data, wshape, geo)[0], gy._data, wshape, geo[3])
+        return _rounded(_conv_weight_grad(_columns(x._data, wshape, geo)[0], gy._data, wshape, geo[3]), x._data.dtype)
     @staticmethod
     def backward(ctx, ggw):
         x, gy = ctx.saved_tensors
@@ -819,7 +829,7 @@ def _scatter_windows(parts, geo, shape, dtype, xp):
 
 # %% ../../nbs/04_functional.ipynb #a16eee60
 def _padded_for_max(a, geo):
-    return _pad_to(a, geo['pads'], -np.inf if a.dtype.kind == 'f' else np.iinfo(a.dtype).min)
+    return _pad_to(a, geo['pads'], -np.inf if a.dtype.kind in 'fV' else np.iinfo(a.dtype).min)  # V: ml_dtypes' bfloat16
 
 def _winners(ap, best, geo):
     "For each output, the window offset its maximum came from: the first one, or the last NaN as PyTorch's kernel."
@@ -943,12 +953,12 @@ class AvgPool(Function):
         ap = _pad_to(x._data, geo['pads'], 0)
         acc = None
         for sl in _offsets(geo):
-            if acc is None: acc = ap[sl].copy()
+            if acc is None: acc = ap[sl].astype(divisor.dtype)  # a copy; bfloat16's divisor is float32, so it adds there
             else: acc += ap[sl]
         if acc.dtype.kind == 'f': acc /= divisor
         else: xp = get_array_module(acc); acc = xp.sign(acc) * xp.sign(divisor) * (abs(acc) // abs(divisor))  # integers: C's division, toward zero
         ctx.args = (geo, divisor, x._data.shape)
-        return acc
+        return _rounded(acc, x._data.dtype)
     @staticmethod
     def backward(ctx, grad): return _AvgPoolBackward.apply(grad, *ctx.args), None, None
 
@@ -958,19 +968,22 @@ class _AvgPoolBackward(Function):
     def forward(ctx, grad, geo, divisor, shape):
         g = grad._data / divisor
         ctx.args = (geo, divisor)
-        return _scatter_windows((g for _ in range(int(np.prod(geo['k'])))), geo, shape, g.dtype, get_array_module(g))
+        return _rounded(_scatter_windows((g for _ in range(int(np.prod(geo['k'])))), geo, shape, g.dtype, get_array_module(g)), grad._data.dtype)
     @staticmethod
     def backward(ctx, gg): return AvgPool.apply(gg, *ctx.args), None, None, None
 
 # %% ../../nbs/04_functional.ipynb #28670e2e
 def _avg_pool(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, nd):
-    if input._data.dtype.kind not in 'fiu': _check_float(input, f'avg_pool{nd}d')
+    a = input._data
+    dt = a.dtype
+    if dt.kind not in 'fiu':
+        if nd == 3 and dt.kind == 'V': raise NotImplementedError(f"\"avg_pool3d_out_frame\" not implemented for '{_type_name(dt)}'")  # as PyTorch's CPU
+        _check_float(input, f'avg_pool{nd}d'); dt = np.dtype(np.float32)  # bfloat16: summed and divided in float32
     if divisor_override is not None and divisor_override == 0: raise RuntimeError("divisor must be not zero")
     k, s, p, d = _pool_args(input, kernel_size, stride, padding, 1, nd, f'avg_pool{nd}d')
     outs, pads = _pool_geometry(input.shape, k, s, p, d, ceil_mode)
     geo = dict(k=k, s=s, p=p, d=d, outs=outs, pads=pads)
-    a = input._data
-    with device_context(input.device): div = _avg_divisor(a.shape, geo, count_include_pad, divisor_override, get_array_module(a), a.dtype)
+    with device_context(input.device): div = _avg_divisor(a.shape, geo, count_include_pad, divisor_override, get_array_module(a), dt)
     return AvgPool.apply(input, geo, div)
 
 def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
@@ -1002,9 +1015,28 @@ class _Separable(Function):
     @staticmethod
     def forward(ctx, x, mats):
         ctx.mats = mats
-        return _along_last(x._data, mats)
+        return _rounded(_along_last(x._data, mats), x._data.dtype)  # bfloat16's matrices are float32
     @staticmethod
     def backward(ctx, grad): return _Separable.apply(grad, tuple(A.T for A in ctx.mats)), None
+
+# %% ../../nbs/04_functional.ipynb #19242325
+def _added_in_order(a, mats):
+    "Adaptive 3-d average pooling of bfloat16 `a`, rounded as PyTorch's 3-d kernel: windows added in order, then ÷kT, ÷kH, ÷kW."
+    starts, sizes = zip(*[((A > 0).argmax(1), (A > 0).sum(1)) for A in mats])
+    acc = np.zeros(a.shape[:-3] + tuple(len(s) for s in starts), a.dtype)
+    if not acc.size: return acc
+    for off in np.ndindex(*(int(k.max()) for k in sizes)):  # past a window's end: add 0, which changes nothing
+        ix = np.ix_(*(np.minimum(s + o, s + k - 1) for s, k, o in zip(starts, sizes, off)))
+        keep = (off[0] < sizes[0])[:, None, None] & (off[1] < sizes[1])[:, None] & (off[2] < sizes[2])
+        acc += np.where(keep, a[(Ellipsis,) + ix], 0)
+    for i, k in enumerate(sizes): acc = (acc.astype(np.float32) / k.reshape((-1,) + (1,) * (2 - i)).astype(np.float32)).astype(a.dtype)
+    return acc
+
+class _AddedInOrder(_Separable):
+    @staticmethod
+    def forward(ctx, x, mats):
+        ctx.mats = mats
+        return _added_in_order(x._data, mats)
 
 # %% ../../nbs/04_functional.ipynb #039533ca
 def _adaptive_avg_pool(input, output_size, nd):
@@ -1020,8 +1052,9 @@ def _adaptive_avg_pool(input, output_size, nd):
     ins = input.shape[-nd:]
     sizes = tuple(n if m is None else m for n, m in zip(ins, sizes))
     a = input._data
-    with device_context(input.device): mats = tuple(_adaptive_matrix(n, m, get_array_module(a), a.dtype) for n, m in zip(ins, sizes))
-    return _Separable.apply(input, mats)
+    bf16 = a.dtype.kind == 'V'  # averaged in float32, rounded once; added in bfloat16 in 3-d, as PyTorch (see above)
+    with device_context(input.device): mats = tuple(_adaptive_matrix(n, m, get_array_module(a), np.float32 if bf16 else a.dtype) for n, m in zip(ins, sizes))
+    return (_AddedInOrder if bf16 and nd == 3 and sizes != (1, 1, 1) else _Separable).apply(input, mats)
 
 def adaptive_avg_pool1d(input, output_size):
     "Average pooling to a fixed output length."
@@ -1089,6 +1122,14 @@ def _target_coef(target, weight, ignore_index, xp, dtype):
     wt = (weight._data[tc] if weight is not None else xp.ones(t.shape, dtype)) * valid
     return tc, valid.astype(dtype), wt.astype(dtype, copy=False)
 
+def _log_softmax_bfloat16(a):
+    "log_softmax along axis 1 of bfloat16 `a`, in float32, rounded as PyTorch's kernels: over a last axis the sum of exps and its log first."
+    r = lambda v: v.astype(a.dtype).astype(np.float32)
+    x = a.astype(np.float32)
+    d = x - x.max(axis=1, keepdims=True)
+    s = np.exp(d).sum(axis=1, keepdims=True)
+    return r(d - (r(np.log(r(s))) if a.ndim == 2 else np.log(s)))
+
 def _mean_divisor(denom):
     "What a 'mean' loss's gradient is divided by: the weight sum, or ∞ where no target counts (the loss is NaN, the gradients 0); an array, so a GPU never reads it back."
     xp = get_array_module(denom)
@@ -1114,9 +1155,11 @@ class CrossEntropy(Function):
     def forward(ctx, x, target, weight, ignore_index, reduction, label_smoothing):
         a, xp = x._data, get_array_module(x._data)
         C = a.shape[1]
-        logp = a - a.max(axis=1, keepdims=True)
-        logp -= xp.log(xp.exp(logp).sum(axis=1, keepdims=True))
-        tc, valid, wt = _target_coef(target, weight, ignore_index, xp, a.dtype)
+        if a.dtype.kind == 'V': logp = _log_softmax_bfloat16(a)  # the loss then in float32, rounded once
+        else:
+            logp = a - a.max(axis=1, keepdims=True)
+            logp -= xp.log(xp.exp(logp).sum(axis=1, keepdims=True))
+        tc, valid, wt = _target_coef(target, weight, ignore_index, xp, logp.dtype)
         index = _class_index(tc, xp)
         loss = -(1 - label_smoothing) * wt * logp[index]
         if label_smoothing:
@@ -1125,8 +1168,9 @@ class CrossEntropy(Function):
         ctx.save_for_backward(x, target, weight, _like(logp, x))
         ctx.args = (ignore_index, reduction, label_smoothing)
         ctx.denom = wt.sum()
-        if reduction == 'none': return loss
-        with np.errstate(invalid='ignore', divide='ignore'): return loss.sum() if reduction == 'sum' else loss.sum() / ctx.denom
+        if reduction != 'none':
+            with np.errstate(invalid='ignore', divide='ignore'): loss = loss.sum() if reduction == 'sum' else loss.sum() / ctx.denom
+        return _rounded(loss, x._data.dtype)
     @staticmethod
     def backward(ctx, grad):
         x, target, weight, logp = ctx.saved_tensors
@@ -1151,8 +1195,10 @@ class _CrossEntropyProbs(Function):
     def forward(ctx, x, target, weight, reduction, label_smoothing):
         a, xp = x._data, get_array_module(x._data)
         C = a.shape[1]
-        logp = a - a.max(axis=1, keepdims=True)
-        logp -= xp.log(xp.exp(logp).sum(axis=1, keepdims=True))
+        if a.dtype.kind == 'V': logp = _log_softmax_bfloat16(a)  # the loss then in float32, rounded once
+        else:
+            logp = a - a.max(axis=1, keepdims=True)
+            logp -= xp.log(xp.exp(logp).sum(axis=1, keepdims=True))
         q = target._data * (1 - label_smoothing) + label_smoothing / C if label_smoothing else target._data
         wb = _class_shape(weight._data, a.ndim) if weight is not None else None
         qw = q * wb if wb is not None else q
@@ -1160,8 +1206,8 @@ class _CrossEntropyProbs(Function):
         ctx.save_for_backward(x, target, weight, _like(logp, x))
         ctx.args = (reduction, label_smoothing)
         ctx.n = a.size // C
-        if reduction == 'none': return loss
-        return loss.sum() if reduction == 'sum' else loss.sum() / ctx.n
+        if reduction != 'none': loss = loss.sum() if reduction == 'sum' else loss.sum() / ctx.n
+        return _rounded(loss, x._data.dtype)
     @staticmethod
     def backward(ctx, grad):
         x, target, weight, logp = ctx.saved_tensors
@@ -1218,7 +1264,7 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     reduction = _reduction(size_average, reduce, reduction)
     if not 0.0 <= label_smoothing <= 1.0: raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
     _check_float(input, 'log_softmax_lastdim_kernel_impl')
-    if target._data.dtype.kind == 'f' and tuple(target.shape) == tuple(input.shape):
+    if target._data.dtype.kind in 'fV' and tuple(target.shape) == tuple(input.shape):  # V: ml_dtypes' bfloat16
         x, t, unbatch = (input.unsqueeze(0), target.unsqueeze(0), lambda l: l.squeeze(0)) if input.ndim == 1 else (input, target, lambda l: l)
         out = _CrossEntropyProbs.apply(x, t, weight, reduction, label_smoothing)
         return unbatch(out) if reduction == 'none' else out
@@ -1238,9 +1284,11 @@ class NllLoss(Function):
         tc, _, wt = _target_coef(target, weight, ignore_index, xp, a.dtype)
         loss = -wt * a[_class_index(tc, xp)]
         ctx.save_for_backward(target, weight)
-        ctx.args, ctx.denom, ctx.shape = (ignore_index, reduction), wt.sum(), a.shape
+        ctx.args, ctx.shape = (ignore_index, reduction), a.shape
         if reduction == 'none': return loss
-        with np.errstate(invalid='ignore', divide='ignore'): return loss.sum() if reduction == 'sum' else loss.sum() / ctx.denom
+        if a.dtype.kind == 'V': loss, wt = loss.astype(np.float32), wt.astype(np.float32)  # bfloat16: the sums in float32
+        ctx.denom = wt.sum()
+        with np.errstate(invalid='ignore', divide='ignore'): return _rounded(loss.sum() if reduction == 'sum' else loss.sum() / ctx.denom, a.dtype)
     @staticmethod
     def backward(ctx, grad):
         target, weight = ctx.saved_tensors
@@ -1283,6 +1331,12 @@ def _pointwise_loss(diff, input, target, weight, reduction):
     loss = loss * weight
     return loss if reduction == 'none' else loss.sum() if reduction == 'sum' else loss.sum() / weight.sum()
 
+def _array_reduce(loss, reduction):
+    "A loss array reduced; bfloat16 adds in float32 and rounds once, as PyTorch's sum and mean (NumPy would add in bfloat16)."
+    if reduction == 'none': return loss
+    if loss.dtype.kind == 'V': return (loss.sum(dtype=np.float32) if reduction == 'sum' else loss.mean(dtype=np.float32)).astype(loss.dtype)
+    return loss.sum() if reduction == 'sum' else loss.mean()
+
 class MseLoss(Function):
     "`(x - t)²`, reduced, as one node (PyTorch's `MseLossBackward0`); its backward `2·(x - t)·grad`."
     _node_name = 'MseLossBackward0'
@@ -1292,8 +1346,7 @@ class MseLoss(Function):
         d = d[0] - d[1]
         ctx.save_for_backward(x, t)
         ctx.reduction, ctx.n = reduction, d.size
-        loss = d * d
-        return loss if reduction == 'none' else _ops._array(loss.sum() if reduction == 'sum' else loss.mean())
+        return _ops._array(_array_reduce(d * d, reduction))
     @staticmethod
     def backward(ctx, grad):
         x, t = ctx.saved_tensors
@@ -1315,9 +1368,6 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction='mean', wei
     return _pointwise_loss(lambda d: d.abs(), input, target, weight, _reduction(size_average, reduce, reduction))
 
 # %% ../../nbs/04_functional.ipynb #29abfca0
-def _array_reduce(loss, reduction):
-    return loss if reduction == 'none' else loss.sum() if reduction == 'sum' else loss.mean()
-
 def _sum_to(a, shape): return _sum_to_shape(a, tuple(shape))
 
 class BinaryCrossEntropy(Function):
@@ -1357,13 +1407,19 @@ def _bce_logits_composite(x, t, weight, pos_weight, reduction):
     loss = (1 - t) * x + (1 + (pos_weight - 1) * t) * sp if pos_weight is not None else (1 - t) * x + sp
     return _reduce(loss * weight if weight is not None else loss, reduction)
 
+def _softplus(a):
+    "log(1 + exp(a)) of an array, without overflow."
+    xp = get_array_module(a)
+    return xp.log1p(xp.exp(-xp.abs(a))) + xp.maximum(a, 0)
+
 class BinaryCrossEntropyWithLogits(Function):
     "Binary cross-entropy on logits, in the overflow-free form."
     _node_name = 'BinaryCrossEntropyWithLogitsBackward0'
     @staticmethod
     def forward(ctx, x, t, weight, pos_weight, reduction):
         a, ta, xp = x._data, t._data, get_array_module(x._data)
-        sp = xp.log1p(xp.exp(-xp.abs(a))) + xp.maximum(-a, 0)
+        if a.dtype.kind == 'V': sp = _softplus(-a.astype(np.float32)).astype(a.dtype)  # -log_sigmoid rounded once, as PyTorch's
+        else: sp = _softplus(-a)
         lam = 1 + (pos_weight._data - 1) * ta if pos_weight is not None else None
         loss = (1 - ta) * a + (lam * sp if lam is not None else sp)
         if weight is not None: loss = loss * weight._data
@@ -1594,6 +1650,9 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
         if t is not None and (t.ndim != 1 or t.shape[0] != C):
             raise RuntimeError(f"Expected {name} to be a vector of size equal to the number of channels in input, but got {name} of shape {list(t.shape)} and input of shape {list(input.shape)}")
     _check_float(input, 'native_group_norm')
+    if input._data.dtype.kind == 'V':  # bfloat16: normalized, scaled and shifted in float32, rounded once, as PyTorch's kernel
+        f32 = lambda t: None if t is None else t.float()
+        return group_norm(input.float(), num_groups, f32(weight), f32(bias), eps).to(input.dtype)
     m = C // num_groups * int(np.prod(input.shape[2:]))
     y = NativeLayerNorm.apply(input.reshape(N, num_groups, m), (m,), None, None, eps).reshape(input.shape)
     shape = (1, C) + (1,) * (input.ndim - 2)
@@ -1624,12 +1683,14 @@ def _channel_window_mean(a, size):
     for i in range(size):
         s = padded.narrow(1, i, C)
         acc = s if acc is None else acc + s
-    return acc / size if a._data.dtype.kind == 'f' else acc // size  # an integer average pool truncates, in PyTorch
+    return acc / size if a._data.dtype.kind in 'fV' else acc // size  # an integer average pool truncates, in PyTorch; V: bfloat16
 
 def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.):
     "Divide each value by `(k + α·mean of the squares over `size` neighbouring channels)^β`."
     if input.ndim < 3: raise ValueError(f"Expected 3D or higher dimensionality                          input (got {input.ndim} dimensions)")
     if input._data.size == 0: return input
+    if input.ndim > 3 and input._data.dtype.kind == 'V':  # PyTorch averages 4-d and up with avg_pool3d, which has no bfloat16 on the CPU
+        raise NotImplementedError(f"\"avg_pool3d_out_frame\" not implemented for '{_type_name(input._data.dtype)}'")
     div = _channel_window_mean(input * input, size)
     return input / (div * alpha + k).pow(beta)
 
@@ -1858,17 +1919,24 @@ def _backward_geo(grad, xshape, wshape, geo):
     if crop: grad = grad[(slice(None), slice(None)) + tuple(slice(0, e) for e, _ in ends)]
     return grad, (stride, tuple(pp for _, pp in ends), dilation, groups)
 
+def _sums_dtype(a, wshape, geo, yshape):
+    "bfloat16 where PyTorch's CPU takes its slow kernel (some output_padding ≥ stride): col2im adds rounded bfloat16 columns; else None."
+    if a.dtype.kind != 'V': return None
+    stride, pads, dilation, _ = geo
+    op = [n - ((i - 1) * s - 2 * p + d * (k - 1) + 1) for n, i, s, (p, _), d, k in zip(yshape[2:], a.shape[2:], stride, pads, dilation, wshape[2:])]
+    return a.dtype if any(o >= s for o, s in zip(op, stride)) else None
+
 # %% ../../nbs/07h_conv.ipynb #0e5a2c77
 class ConvolutionTranspose(Function):
     "Transposed convolution: the input gradient of a convolution; its gradients are a convolution and a weight gradient."
     _node_name = 'ConvolutionBackward0'
     @staticmethod
     def forward(ctx, x, w, b, geo, yshape):
-        y = _conv_input_grad(x._data, w._data, yshape, geo)
+        y = _conv_input_grad(x._data, w._data, yshape, geo, dtype=_sums_dtype(x._data, w.shape, geo, yshape))
         if b is not None: y += b._data.reshape((-1,) + (1,) * (y.ndim - 2))
         ctx.geo = geo
         ctx.save_for_backward(x, w)
-        return y
+        return _rounded(y, x._data.dtype)  # bfloat16 otherwise: everything added in float32, then one rounding (oneDNN's)
     @staticmethod
     def backward(ctx, grad):
         x, w = ctx.saved_tensors
@@ -1980,7 +2048,7 @@ def _argmax_rule(v, axis):
     xp = get_array_module(v)
     arg = xp.argmax(v, axis=axis, keepdims=True)
     nan = v != v
-    if v.dtype.kind == 'f' and (not isinstance(nan, np.ndarray) or nan.any()):  # on a GPU asking would sync
+    if v.dtype.kind in 'fV' and (not isinstance(nan, np.ndarray) or nan.any()):  # V: ml_dtypes' bfloat16  # on a GPU asking would sync
         last = v.shape[axis] - 1 - xp.argmax(xp.flip(nan, axis), axis=axis, keepdims=True)
         arg = xp.where(nan.any(axis=axis, keepdims=True), last, arg)
     return arg
@@ -2063,7 +2131,7 @@ def _adaptive_max_pool(input, output_size, nd):
     for d in range(int(input.ndim == nd + 2), input.ndim):
         if input.shape[d] == 0:
             raise RuntimeError(f"{name}(): Expected input to have non-zero size for non-batch dimensions, but input has sizes {list(input.shape)} with dimension {d} being empty")
-    if input._data.dtype.kind not in 'f': raise NotImplementedError(f"\"{name}\" not implemented for '{_type_name(input._data.dtype)}'")
+    if input._data.dtype.kind not in 'fV': raise NotImplementedError(f"\"{name}\" not implemented for '{_type_name(input._data.dtype)}'")
     sizes = (output_size,) * nd if isinstance(output_size, numbers.Integral) or output_size is None else tuple(output_size)
     if len(sizes) != nd:
         if nd == 1: raise RuntimeError(f"{name}() argument 'output_size' should contain one int (got {len(sizes)})")
@@ -2667,6 +2735,11 @@ def _apply_taps_adjoint(g, taps, sizes):
         g = sum(_take_adjoint(g if w is None else g * xp.asarray(wt).reshape((-1,) + shape), i, n, ax) for i, wt in zip(idx, [None] * len(idx) if w is None else w))
     return g
 
+def _rounded_taps(taps, dtype, linear):
+    "The weights as PyTorch keeps them for bfloat16 `dtype`: each rounded (a linear pair as 1 - λ of the rounded λ), held as float32."
+    r = lambda w: w.astype(dtype).astype(np.float32)
+    return [(i, w if w is None else np.stack([r(1 - r(w[1])), r(w[1])]) if linear else r(w)) for i, w in taps]
+
 # %% ../../nbs/07l_upsampling.ipynb #4d5dd80e
 class _Resample(Function):
     "Separable resampling by taps; the backward is the adjoint resampling."
@@ -2674,7 +2747,7 @@ class _Resample(Function):
     @staticmethod
     def forward(ctx, x, taps):
         ctx.taps, ctx.sizes = taps, x._data.shape[x._data.ndim - len(taps):]
-        return _apply_taps(x._data, taps)
+        return _rounded(_apply_taps(x._data, taps), x._data.dtype)  # bfloat16: its float32 weights sum in float32
     @staticmethod
     def backward(ctx, grad): return _ResampleAdjoint.apply(grad, ctx.taps, ctx.sizes), None
 
@@ -2683,7 +2756,7 @@ class _ResampleAdjoint(Function):
     @staticmethod
     def forward(ctx, g, taps, sizes):
         ctx.taps = taps
-        return _apply_taps_adjoint(g._data, taps, sizes)
+        return _rounded(_apply_taps_adjoint(g._data, taps, sizes), g._data.dtype)
     @staticmethod
     def backward(ctx, gg): return _Resample.apply(gg, ctx.taps), None, None
 
@@ -2733,10 +2806,14 @@ def interpolate(input, size=None, scale_factor=None, mode='nearest', align_corne
     if mode == 'area': return (adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d)[input.ndim - 3](input, sizes)
     if any(s <= 0 for s in sizes):
         raise RuntimeError(f"Input and output sizes should be greater than 0, but got input ({', '.join(map(str, input.shape[2:]))}) and output ({', '.join(map(str, sizes))})")
-    if mode != 'nearest' and mode != 'nearest-exact' and input._data.dtype.kind != 'f':
-        raise NotImplementedError(f"\"upsample_{mode}\" not implemented for '{_type_name(input._data.dtype)}'")
-    dt = input._data.dtype.type if input._data.dtype.kind == 'f' else np.float32
+    a = input._data
+    if mode != 'nearest' and mode != 'nearest-exact' and a.dtype.kind not in 'fV':  # V: ml_dtypes' bfloat16
+        raise NotImplementedError(f"\"upsample_{mode}\" not implemented for '{_type_name(a.dtype)}'")
+    dt = a.dtype.type if a.dtype.kind == 'f' else np.float32
     taps = [(_aa_taps if antialias else _interp_taps)(mode, n, m, align_corners, s, dt) for n, m, s in zip(input.shape[2:], sizes, scales)]
+    if a.dtype.kind == 'V':  # the weights as PyTorch's kernel for the mode keeps them (its bilinear one: float32, unrounded)
+        if antialias: raise NotImplementedError("\"compute_index_ranges_weights\" not implemented for 'BFloat16'")
+        if mode != 'bilinear': taps = _rounded_taps(taps, a.dtype, linear=mode != 'bicubic')
     return _Resample.apply(input, taps)
 
 # %% ../../nbs/07l_upsampling.ipynb #a8471fe0
@@ -2840,7 +2917,7 @@ def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
     if input.ndim < 3: raise IndexError(f"Dimension out of range (expected to be in range of [-{input.ndim}, {input.ndim - 1}], but got 2)")
     if input.ndim > 4 or any(n == 0 for n in input.shape[1 if input.ndim == 4 else 0:]):
         raise RuntimeError(f"Expected 3D or 4D (batch mode) tensor with possibly 0 batch size and other non-zero dimensions for input, but got: {list(input.shape)}")
-    if input._data.dtype.kind not in 'fb': raise NotImplementedError(f"\"im2col_out_cpu\" not implemented for '{_type_name(input._data.dtype)}'")
+    if input._data.dtype.kind not in 'fbV': raise NotImplementedError(f"\"im2col_out_cpu\" not implemented for '{_type_name(input._data.dtype)}'")
     if input.ndim == 3: return unfold(input.unsqueeze(0), kernel_size, dilation, padding, stride).squeeze(0)
     k, geo = _fold_geo(kernel_size, dilation, padding, stride)
     if any(b < 1 for b in _fold_blocks(input.shape[2:], k, geo)):
@@ -2851,7 +2928,7 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
     "Sum sliding-window columns (N, C·∏kernel_size, L) into an (N, C, *output_size) image."
     if input.ndim not in (2, 3) or any(n == 0 for n in input.shape[1 if input.ndim == 3 else 0:]):
         raise RuntimeError(f"Expected 2D or 3D (batch mode) tensor for input with possibly 0 batch size and non-zero dimensions for input, but got: {list(input.shape)}")
-    if input._data.dtype.kind not in 'fb': raise NotImplementedError(f"\"col2im_out_cpu\" not implemented for '{_type_name(input._data.dtype)}'")
+    if input._data.dtype.kind not in 'fbV': raise NotImplementedError(f"\"col2im_out_cpu\" not implemented for '{_type_name(input._data.dtype)}'")
     if input.ndim == 2: return fold(input.unsqueeze(0), output_size, kernel_size, dilation, padding, stride).squeeze(0)
     k, geo = _fold_geo(kernel_size, dilation, padding, stride)
     size = (int(output_size),) * 2 if isinstance(output_size, numbers.Integral) else tuple(int(v) for v in output_size)
@@ -2996,6 +3073,28 @@ def _bn_forward(ctx, a, weight, bias, running_mean, running_var, training, momen
     ctx.stats = (mean, invstd, m, _small_mean(mean, invstd))
     return out.reshape(a.shape)
 
+# %% ../../nbs/09_batchnorm.ipynb #726ac425
+def _bn_forward_bfloat16(ctx, a, weight, bias, running_mean, running_var, training, momentum, eps):
+    "<code>_bn_forward</code> of a bfloat16 array, rounded where PyTorch's CPU kernel rounds (see above)."
+    f32, bf = np.float32, a.dtype
+    r = lambda v: np.asarray(v, f32).astype(bf).astype(f32)  # one rounding to bfloat16
+    m = a.size // a.shape[1]
+    x = a.astype(f32).reshape(a.shape[0], a.shape[1], -1)
+    if training:
+        mean_f = x.mean((0, 2))
+        var_sum = r(np.square(x - mean_f[:, None]).sum((0, 2)))
+        mean, invstd = r(mean_f), r(1 / np.sqrt(r(var_sum / r(m)) + f32(eps)))
+        if running_mean is not None:
+            mo, rm, rv = r(momentum), running_mean._data, running_var._data
+            rm[...] = r(r(mo * mean) + r(r(1 - mo) * rm.astype(f32)))
+            rv[...] = r(mo * r(var_sum / r(m - 1)) + r(r(1 - mo) * rv.astype(f32)))
+            running_mean._version[0] += 1; running_var._version[0] += 1
+    else: mean, invstd = running_mean._data.astype(f32), 1 / np.sqrt(running_var._data.astype(f32) + f32(eps))
+    alpha = invstd * weight._data.astype(f32) if weight is not None else invstd
+    beta = (bias._data.astype(f32) if bias is not None else 0) - mean * alpha
+    ctx.stats = (mean, invstd, m, _small_mean(mean, invstd))
+    return (x * alpha[:, None] + beta[:, None]).astype(bf).reshape(a.shape)
+
 # %% ../../nbs/09_batchnorm.ipynb #bf94b784
 def _batch_norm_composite(x, weight, bias, mean, invstd, training, momentum, eps):
     "Batch norm as a chain of differentiable ops: the reference, and the replay for double backward."
@@ -3057,7 +3156,8 @@ class NativeBatchNorm(Function):
     _node_name = 'NativeBatchNormBackward0'
     @staticmethod
     def forward(ctx, x, weight, bias, running_mean, running_var, training, momentum, eps):
-        out = _bn_forward(ctx, x._data, weight, bias, running_mean, running_var, training, momentum, eps)
+        bn = _bn_forward_bfloat16 if x._data.dtype.kind == 'V' else _bn_forward  # V: ml_dtypes' bfloat16
+        out = bn(ctx, x._data, weight, bias, running_mean, running_var, training, momentum, eps)
         ctx.training, ctx.eps = training, eps
         ctx.save_for_backward(x, weight, bias)
         return out
@@ -3070,6 +3170,7 @@ class NativeBatchNorm(Function):
             return _replay(ctx, _batch_norm_composite, (x, w, b) + consts + (ctx.training, None, ctx.eps), grad)
         nx, nw, nb = ctx.needs_input_grad[:3]
         a, g = x._data, grad._data
+        if a.dtype.kind == 'V': a, g = a.astype(np.float32), g.astype(np.float32)  # as the forward; the engine rounds the gradients
         (av, ex), (gv, _) = _bn_view(a), _bn_view(g)
         scale = invstd * w._data if w is not None else invstd
         gx = gw = gb = sum_dy = sum_dy_xmu = None
