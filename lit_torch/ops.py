@@ -644,8 +644,10 @@ _masked = _Masked.apply  # _masked(mask, g): the gradient mask of relu, clamp an
 
 # %% ../nbs/03_ops.ipynb #487942e7
 def _xp_out(x, fn):
-    "`fn(xp, a)` on `x`'s array, computed in float."
-    a = _float(x._data)
+    "`fn(xp, a)` on `x`'s array, computed in float; bfloat16 in float32 and rounded once, as torch's kernels."
+    a = x._data
+    if a.dtype.kind == 'V': return fn(np, a.astype(np.float32)).astype(a.dtype)
+    a = _float(a)
     return fn(get_array_module(a), a)
 
 class Exp(Function):
@@ -723,6 +725,7 @@ class Tanh(Function):
     @staticmethod
     def backward(ctx, grad):
         y, = ctx.saved_tensors
+        if y._data.dtype.kind == 'V': return (grad.float() * (1 - y.float() ** 2)).to(y.dtype)  # one rounding, as torch's kernel
         return grad * (1 - y * y)
 
 def _sigmoid(xp, a):
@@ -736,6 +739,7 @@ class Sigmoid(Function):
     @staticmethod
     def backward(ctx, grad):
         y, = ctx.saved_tensors
+        if y._data.dtype.kind == 'V': return (grad.float() * y.float() * (1 - y.float())).to(y.dtype)
         return grad * y * (1 - y)
 
 # %% ../nbs/03_ops.ipynb #0b88d1eb
@@ -1455,6 +1459,12 @@ def _softmax_bf16(a, ax, log):
     if a.ndim and ax == a.ndim - 1: s = s.astype(a.dtype)  # torch's last-dim kernel keeps each row's sum, and its log, in bfloat16
     return (d - np.log(s).astype(np.float32)).astype(a.dtype)
 
+def _bf16_softmax_grad(y, g, ax, log):
+    "The (log-)softmax gradient of bfloat16 output `y` in float32, rounded once, as torch's backward kernels."
+    dt, y, g = y.dtype, y.astype(np.float32), g.astype(np.float32)
+    d = g - np.exp(y) * g.sum(axis=ax, keepdims=True) if log else y * (g - (g * y).sum(axis=ax, keepdims=True))
+    return d.astype(dt)
+
 # %% ../nbs/03_ops.ipynb #f16fe9e9
 class Softmax(Function):
     _node_name = 'SoftmaxBackward0'
@@ -1478,6 +1488,7 @@ class Softmax(Function):
     def _backward_arrays(ctx, grad):
         y, = ctx._saved_arrays()
         if grad.dtype != y.dtype or not y.ndim: return NotImplemented  # a 0-d product is a NumPy scalar
+        if y.dtype.kind == 'V': return _bf16_softmax_grad(y, grad, ctx.dim, log=False), None
         g = grad * y
         get_array_module(y).subtract(grad, _row_sums(g, ctx.dim), out=g)
         g *= y  # y ⊙ (g − Σ g ⊙ y), in torch's order
@@ -1504,6 +1515,7 @@ class LogSoftmax(Function):
     @staticmethod
     def _backward_arrays(ctx, grad):
         y, = ctx._saved_arrays()
+        if y.dtype.kind == 'V': return _bf16_softmax_grad(y, grad, ctx.dim, log=True), None
         if rows := _rows_at_once(y, ctx.dim): return _log_softmax_backward_rows(y, grad, rows), None
         return grad - get_array_module(y).exp(y) * _row_sums(grad, ctx.dim, grad.dtype), None
 

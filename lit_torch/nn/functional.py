@@ -1187,6 +1187,16 @@ class CrossEntropy(Function):
         gx[_class_index(tc, xp)] -= (1 - eps) * g * wt
         return _like(gx, grad), None, None, None, None, None
 
+# %% ../../nbs/04_functional.ipynb #30b3f684
+def _probs_loss_bfloat16(logp, q, wb, reduction, n):
+    "PyTorch's composite in bfloat16: ℓ·q, then ·w, each rounded to bfloat16; sums in float32, rounded; then the mean's division."
+    dt = q.dtype
+    p = (logp * q).astype(dt)
+    if wb is not None: p = (p * wb).astype(dt)
+    if reduction == 'none': return (-p.sum(axis=1, dtype=np.float32)).astype(dt)
+    s = np.asarray(-p.sum(dtype=np.float32)).astype(dt)
+    return s if reduction == 'sum' else (s.astype(np.float32) / np.float32(n)).astype(dt)
+
 # %% ../../nbs/04_functional.ipynb #7e776e93
 class _CrossEntropyProbs(Function):
     "Cross-entropy against class probabilities: -Σ_c w_c q_c ℓ_c, q the (smoothed) target."
@@ -1201,11 +1211,12 @@ class _CrossEntropyProbs(Function):
             logp -= xp.log(xp.exp(logp).sum(axis=1, keepdims=True))
         q = target._data * (1 - label_smoothing) + label_smoothing / C if label_smoothing else target._data
         wb = _class_shape(weight._data, a.ndim) if weight is not None else None
-        qw = q * wb if wb is not None else q
-        loss = -(logp * qw).sum(axis=1)
         ctx.save_for_backward(x, target, weight, _like(logp, x))
         ctx.args = (reduction, label_smoothing)
         ctx.n = a.size // C
+        if a.dtype.kind == 'V': return _probs_loss_bfloat16(logp, q, wb, reduction, ctx.n)
+        qw = q * wb if wb is not None else q
+        loss = -(logp * qw).sum(axis=1)
         if reduction != 'none': loss = loss.sum() if reduction == 'sum' else loss.sum() / ctx.n
         return _rounded(loss, x._data.dtype)
     @staticmethod
@@ -1897,6 +1908,7 @@ def glu(input, dim=-1):
     if input.shape[d] % 2:
         raise RuntimeError(f"Halving dimension must be even, but dimension {d} is size {input.shape[d]}")
     a, b = input.chunk(2, d)
+    if input._data.dtype.kind == 'V': return (a.float() * b.float().sigmoid()).to(input.dtype)  # rounded once, as torch's
     return a * b.sigmoid()
 
 def softmin(input, dim=None, _stacklevel=3, dtype=None):
