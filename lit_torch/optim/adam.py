@@ -60,9 +60,28 @@ def _adam_update(p, state, lr, beta1, beta2, eps, weight_decay, amsgrad, maximiz
             if amsgrad: state['max_exp_avg_sq'] = _wrap(xp.zeros_like(p._data), p._device)
         args = (_bump(state['step']), lr, beta1, beta2, eps, weight_decay, maximize, decoupled)
         vmax = _arr(state['max_exp_avg_sq']) if amsgrad else None
-        _by_blocks(lambda *a: _adam_arrays(*a, *args), _arr(p), _arr(p.grad), _arr(state['exp_avg']), _arr(state['exp_avg_sq']), vmax)
+        step = _adam_arrays_bf16 if p._data.dtype.kind == 'V' else _adam_arrays
+        _by_blocks(lambda *a: step(*a, *args), _arr(p), _arr(p.grad), _arr(state['exp_avg']), _arr(state['exp_avg_sq']), vmax)
         for s in state.values(): s._version[0] += 1
         p._version[0] += 1
+
+# %% ../../nbs/08b_adam.ipynb #cfbaccd2
+def _adam_arrays_bf16(x, g, m, v, vmax, step, lr, beta1, beta2, eps, weight_decay, maximize, decoupled):
+    "The Adam step on bfloat16 arrays as PyTorch's ops: each in float32, its result rounded to bfloat16."
+    f, dt = np.float32, x.dtype
+    r = lambda a: a.astype(dt).astype(f)
+    g = -g.astype(f) if maximize else g.astype(f)
+    if weight_decay != 0:
+        if decoupled: x[...] = x.astype(f) * f(1 - lr * weight_decay)                 # param.mul_(1 - lr·wd)
+        else: g = r(g + f(f(weight_decay).astype(dt)) * x.astype(f))                  # grad.add(param, alpha=wd)
+    mf = m.astype(f)
+    m[...] = mf + f(1 - beta1) * (g - mf)                                              # exp_avg.lerp_(grad, 1 - β1)
+    v[...] = r(v.astype(f) * f(beta2)) + f(1 - beta2) * g * g                          # .mul_(β2).addcmul_(g, g, value=1-β2)
+    if vmax is not None:
+        np.maximum(vmax, v, out=vmax)
+        v = vmax
+    denom = r(r(r(np.sqrt(v.astype(f))) / f((1 - beta2 ** step) ** 0.5)) + f(eps))   # (v.sqrt() / √bc2).add_(ε)
+    x[...] = x.astype(f) + f(-lr / (1 - beta1 ** step)) * m.astype(f) / denom          # param.addcdiv_(m, denom, value=-lr/bc1)
 
 # %% ../../nbs/08b_adam.ipynb #f177911d
 class Adam(Optimizer):
