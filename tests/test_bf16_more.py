@@ -81,3 +81,28 @@ def test_sgd_and_adam_steps_on_bfloat16_as_torch(name, kw):
     a, b = pt.float().numpy(), pl.float().numpy()
     assert str(pl.dtype) == 'torch.bfloat16'
     assert (a != b).sum() <= a.size // 10000, f'{int((a != b).sum())} of {a.size} parameters differ from torch'
+
+
+def _autocast_run(m, steps=4):
+    rng, r2 = np.random.default_rng(0), np.random.default_rng(1)
+    x, y = m.tensor(rng.standard_normal((32, 16)).astype(np.float32)), m.tensor(rng.integers(0, 5, 32))
+    net = m.nn.Sequential(m.nn.Linear(16, 32), m.nn.LayerNorm(32), m.nn.GELU(), m.nn.Linear(32, 5))
+    with m.no_grad():
+        for p in net.parameters(): p.copy_(m.tensor(r2.standard_normal(tuple(p.shape)).astype(np.float32) * 0.3))
+    opt, out = m.optim.SGD(net.parameters(), lr=0.1), []
+    for _ in range(steps):
+        opt.zero_grad()
+        with m.autocast(device_type='cpu', dtype=m.bfloat16):
+            h = net[0](x); z = net(x); loss = m.nn.functional.cross_entropy(z, y)
+        loss.backward(); opt.step()
+        out.append(([str(t.dtype) for t in (h, net[1](h), z, loss, net[0].weight.grad)], loss.item(),
+                    net[0].weight.grad.float().detach().numpy().copy()))
+    return out
+
+def test_cpu_autocast_computes_in_bfloat16_as_torch():
+    """CPU autocast casts for real: a listed op returns bfloat16, the ops after it on no list stay bfloat16, the loss
+    is float32 and a float32 weight's gradient float32 (lit_torch returned float32 tensors of bfloat16 values)."""
+    for (dt, lt_, gt), (dl, ll, gl) in zip(_autocast_run(torch), _autocast_run(lt)):
+        assert dl == dt == ['torch.bfloat16', 'torch.bfloat16', 'torch.bfloat16', 'torch.float32', 'torch.float32']
+        assert abs(ll - lt_) <= 1e-3 * abs(lt_)
+        np.testing.assert_allclose(gl, gt, rtol=1.6e-2, atol=1e-2 * np.abs(gt).max())

@@ -10,10 +10,9 @@ __all__ = ['is_autocast_available', 'is_autocast_enabled', 'get_autocast_dtype',
 # %% ../../nbs/16j_autocast_mode.ipynb #a099bd54
 import functools, importlib, sys, threading, warnings
 from .. import cuda
-from .._C import float16, float32, float64, get_array_module
-from .._tensor import Tensor, _wrap
+from .._C import float16, float32, float64
+from .._tensor import Tensor
 from .._torch_init import bfloat16
-from ..autograd.function import Function
 
 # %% ../../nbs/16j_autocast_mode.ipynb #3a795d4e
 _LOWER = ('ops.matmul', 'ops.mm', 'ops.bmm', 'ops.addmm', 'ops.baddbmm', 'ops.addbmm', 'functional.einsum',
@@ -64,27 +63,10 @@ def is_autocast_cache_enabled(): return _state.cache
 def set_autocast_cache_enabled(enabled): _state.cache = bool(enabled)
 def clear_autocast_cache(): pass  # no cache: casts are not reused across calls
 
-# %% ../../nbs/16j_autocast_mode.ipynb #6947d372
-def _round_bf16(a):
-    "Float32 array `a` rounded to the nearest bfloat16 value (kept as float32); NaN stays NaN."
-    xp = get_array_module(a)
-    b = a.view(xp.uint32)
-    r = (b + (xp.uint32(0x7FFF) + ((b >> xp.uint32(16)) & xp.uint32(1)))) & xp.uint32(0xFFFF0000)
-    return xp.where(xp.isnan(a), a, r.view(xp.float32))
-
-class _RoundToBFloat16(Function):
-    "Round to bfloat16's precision, forward and backward."
-    @staticmethod
-    def forward(ctx, x): return _wrap(_round_bf16(x._data), x._device)
-    @staticmethod
-    def backward(ctx, grad): return _RoundToBFloat16.apply(grad)
-
 # %% ../../nbs/16j_autocast_mode.ipynb #62be5923
 def _cast(x, dtype):
     "`x` in autocast's `dtype` when it is an eligible tensor (floating, not float64); other values pass."
     if not isinstance(x, Tensor) or not x.dtype.is_floating_point or x.dtype is float64: return x
-    if dtype is bfloat16:
-        return _RoundToBFloat16.apply(x if x.dtype is float32 else x.to(float32))
     return x if x.dtype is dtype else x.to(dtype)
 
 def _device_type(args, kwargs):
@@ -110,7 +92,7 @@ def _autocast_wrapper(f, path):
         _state.enabled[dev] = False
         try: out = f(*(_cast(a, target) for a in args), **{k: _cast(v, target) for k, v in kwargs.items()})
         finally: _state.enabled[dev] = True
-        return _cast(out, target) if policy == 'lower' and target is bfloat16 else out
+        return out
     autocast_op.__wrapped__, autocast_op._autocast_path = f, path
     return autocast_op
 
