@@ -66,10 +66,12 @@ def test_rnn_bfloat16_outputs_and_gradients(name):
 @pytest.mark.parametrize('name,kw', [
     ('SGD', dict(lr=0.1)), ('SGD', dict(lr=0.1, momentum=0.9, dampening=0.1, weight_decay=0.01)),
     ('SGD', dict(lr=0.1, momentum=0.9, nesterov=True, weight_decay=0.01, maximize=True)),
-    ('Adam', dict(lr=0.01)), ('Adam', dict(lr=0.01, weight_decay=0.1, amsgrad=True)), ('AdamW', dict(lr=0.01, weight_decay=0.1))])
-def test_sgd_and_adam_steps_on_bfloat16_as_torch(name, kw):
+    ('Adam', dict(lr=0.01)), ('Adam', dict(lr=0.01, weight_decay=0.1, amsgrad=True)), ('AdamW', dict(lr=0.01, weight_decay=0.1)),
+    ('Adafactor', dict(lr=0.01)), ('Adafactor', dict(lr=0.05, weight_decay=0.1, maximize=True))])
+def test_sgd_adam_adafactor_steps_on_bfloat16_as_torch(name, kw):
     """bfloat16 parameters step as torch's ops do: each op in float32, rounded to bfloat16, add's alpha cast to bfloat16.
-    NumPy's bfloat16 arithmetic rounded every product too: 5-30% of the parameters a bfloat16 step away after five steps."""
+    NumPy's bfloat16 arithmetic rounded every product too: 5-30% of the parameters a bfloat16 step away after five steps
+    (Adafactor's norms also added in bfloat16: twice torch's distance from float64)."""
     rng = np.random.default_rng(0)
     x = rng.standard_normal((64, 300)).astype(np.float32)
     pt, pl = torch.tensor(x).bfloat16(), lt.tensor(x).bfloat16()

@@ -41,6 +41,10 @@ def _adafactor_update(p, state, lr, beta2_decay, eps1, eps2, d, weight_decay, ma
         x, g = _arr(p), _arr(p.grad)
         if maximize: g = -g
         t = _bump(state['step'])
+        if x.dtype.kind == 'V':
+            vs = [_arr(state[k]) if k in state else None for k in ('row_var', 'col_var', 'variance')]
+            _adafactor_bf16(x, g, *vs, t, lr, beta2_decay, eps1, eps2, d, weight_decay)
+            return _touch(p, state)
         one_minus_beta2 = t ** beta2_decay
         alpha = max(eps2, _rms(xp, x)) * min(lr, 1 / t ** 0.5)
         if weight_decay != 0: x *= 1 - lr * weight_decay
@@ -94,3 +98,25 @@ class Adafactor(Optimizer):
                 _adafactor_update(p, state, _value(group['lr']), group['beta2_decay'], eps1, eps2, group['d'],
                                   group['weight_decay'], group['maximize'])
         return loss
+
+# %% ../../nbs/08m_adafactor.ipynb #eecb8435
+def _adafactor_bf16(x, g, row, col, var, t, lr, beta2_decay, eps1, eps2, d, weight_decay):
+    "The Adafactor step on bfloat16 arrays as PyTorch's ops: each in float32, its result rounded to bfloat16."
+    f, dt = np.float32, x.dtype
+    r = lambda a: np.asarray(a, f).astype(dt).astype(f)
+    norm = lambda a, **kw: r(np.sqrt((a * a).sum(dtype=f, **kw)))
+    def lerp(v, end, w):  # lerp_ with a scalar weight, as PyTorch's kernel computes it
+        vf = v.astype(f)
+        v[...] = vf + w * (end - vf) if w < 0.5 else end - (end - vf) * f(1 - w)
+    g, w = g.astype(f), f(t ** beta2_decay)
+    alpha = max(eps2, float(norm(x.astype(f))) / x.size ** 0.5) * min(lr, 1 / t ** 0.5)
+    if weight_decay != 0: x[...] = x.astype(f) * f(1 - lr * weight_decay)
+    if row is not None:
+        for v, ax in ((row, -1), (col, -2)): lerp(v, r(r(norm(g, axis=ax, keepdims=True) ** 2) / f(g.shape[ax])), w)
+        est = r(row.astype(f) @ col.astype(f))
+        est = r(est / np.maximum(r(row.astype(f).mean(axis=-2, keepdims=True)), f(eps1)))
+    else:
+        lerp(var, r(g * g), w)
+        est = var.astype(f)
+    u = r(r(1 / np.sqrt(np.maximum(est, f(eps1 * eps1)))) * g)
+    x[...] = x.astype(f) + f(f(-alpha / max(1.0, float(norm(u)) / (u.size ** 0.5 * d))).astype(dt)) * u
