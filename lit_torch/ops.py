@@ -162,6 +162,7 @@ class Mul(Function):
         na, nb = ctx.needs_input_grad
         ctx.save_for_backward(a if nb and isinstance(a, Tensor) else None, b if na and isinstance(b, Tensor) else None)
         ctx.scalars = (a, b)
+        if b.__class__ is float and xa.dtype.kind == 'V': return _scaled_bf16(xa, b, np.multiply)
         try: return xa * xb
         except ValueError: _broadcast_shape(xa.shape, xb.shape); raise
     @staticmethod
@@ -180,7 +181,12 @@ class Mul(Function):
 
 def _plain(grad, v):
     "Whether `grad * v` on arrays is what it is on tensors: `v` is a Python real or an array of `grad`'s real dtype (no promotion, no conjugate)."
-    return type(v) in (int, float) or grad.dtype.kind == 'f' and getattr(v, 'dtype', None) == grad.dtype
+    if type(v) in (int, float): return type(v) is int or grad.dtype.kind != 'V'  # bfloat16 times a float: see _scaled_bf16
+    return grad.dtype.kind == 'f' and getattr(v, 'dtype', None) == grad.dtype
+
+def _scaled_bf16(x, s, op):
+    "bfloat16 array `x` times (or over) the Python float `s` as torch's kernel: in float32, `s` not rounded first, the result once."
+    return op(x.astype(np.float32), np.float32(s)).astype(x.dtype)
 
 def _conj(v):
     "The complex conjugate that complex gradients multiply by (see nbs/03i_complex.ipynb); reals pass through untouched."
@@ -438,6 +444,7 @@ class Div(Function):
         xa, xb = _operands(a, b)
         _broadcast_shape(xa.shape, xb.shape)
         _save_operands(ctx, a, b, ctx.needs_input_grad[1], True)  # `a` only for b's gradient
+        if b.__class__ is float and xa.dtype.kind == 'V': return _scaled_bf16(xa, b, np.true_divide)
         return _float(xa) / _float(xb)
     @staticmethod
     def backward(ctx, grad):
