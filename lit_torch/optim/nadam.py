@@ -12,7 +12,7 @@ from .._tensor import Tensor
 from ..autograd.grad_mode import enable_grad
 from .optimizer import Optimizer, _arr, _bump, _check_flags, _scalar_state, _state_like, _touch, _value
 from .adam import _lerp_
-from .adadelta import _fma, _lerp_bf16
+from .adadelta import _add_bf16, _fma, _lerp_bf16
 
 # %% ../../nbs/08g_nadam.ipynb #5508ae2c
 def _nadam_update(p, state, lr, beta1, beta2, eps, weight_decay, momentum_decay, decoupled, maximize):
@@ -77,7 +77,7 @@ class NAdam(Optimizer):
                 if p.grad is not None: _nadam_update(p, self.state[p], *args)
         return loss
 
-# %% ../../nbs/08g_nadam.ipynb #3e90821f
+# %% ../../nbs/08g_nadam.ipynb #cbab2f17
 def _nadam_arrays_bf16(x, g, m, v, lr, c_g, c_m, beta1, beta2_t, beta2, eps, weight_decay, decoupled, maximize):
     "The NAdam step on bfloat16 arrays as PyTorch's ops (`c_g`, `c_m`: the two addcdiv values; `beta2_t`: β2**step)."
     f, dt = np.float32, x.dtype
@@ -86,7 +86,7 @@ def _nadam_arrays_bf16(x, g, m, v, lr, c_g, c_m, beta1, beta2_t, beta2, eps, wei
     g = -g.astype(f) if maximize else g.astype(f)
     if weight_decay != 0:
         if decoupled: x[...] = x.astype(f) * f(_value(1 - lr * weight_decay))  # param.mul_(1 - lr·wd)
-        else: g = r(g + bf(weight_decay) * x.astype(f))  # grad.add(param, alpha=wd)
+        else: g = r(_add_bf16(g, weight_decay, x.astype(f)))  # grad.add(param, alpha=wd)
     m[...] = _lerp_bf16(m.astype(f), g, 1 - beta1)  # exp_avg.lerp_(grad, 1-β1)
     v[...] = _fma(f(1 - beta2) * g, g, r(v.astype(f) * f(beta2)))  # .mul_(β2).addcmul_(g, g, value=1-β2)
     denom = r(r(np.sqrt(r(v.astype(f) / f(1 - beta2_t)))) + bf(eps))  # exp_avg_sq.div(bc2).sqrt().add_(ε)

@@ -12,7 +12,7 @@ from .._tensor import Tensor
 from ..autograd.grad_mode import enable_grad
 from .optimizer import Optimizer, _arr, _bump, _check_flags, _scalar_state, _state_like, _touch, _value
 from .adam import _lerp_
-from .adadelta import _fma, _lerp_bf16
+from .adadelta import _add_bf16, _fma, _lerp_bf16
 
 # %% ../../nbs/08h_radam.ipynb #c0899500
 def _radam_update(p, state, lr, beta1, beta2, eps, weight_decay, decoupled, maximize):
@@ -75,7 +75,7 @@ class RAdam(Optimizer):
                 if p.grad is not None: _radam_update(p, self.state[p], *args)
         return loss
 
-# %% ../../nbs/08h_radam.ipynb #40cd520f
+# %% ../../nbs/08h_radam.ipynb #53695bae
 def _radam_arrays_bf16(x, g, m, v, lr, bc1, bc2, rect, beta1, beta2, eps, weight_decay, decoupled, maximize):
     "The RAdam step on bfloat16 arrays as PyTorch's ops (`rect`: the rectification, None while ρ_t ≤ 5)."
     f, dt = np.float32, x.dtype
@@ -84,7 +84,7 @@ def _radam_arrays_bf16(x, g, m, v, lr, bc1, bc2, rect, beta1, beta2, eps, weight
     g = -g.astype(f) if maximize else g.astype(f)
     if weight_decay != 0:
         if decoupled: x[...] = x.astype(f) * f(_value(1 - lr * weight_decay))  # param.mul_(1 - lr·wd)
-        else: g = r(g + bf(weight_decay) * x.astype(f))  # grad.add(param, alpha=wd)
+        else: g = r(_add_bf16(g, weight_decay, x.astype(f)))  # grad.add(param, alpha=wd)
     m[...] = _lerp_bf16(m.astype(f), g, 1 - beta1)  # exp_avg.lerp_(grad, 1-β1)
     v[...] = _fma(f(1 - beta2) * g, g, r(v.astype(f) * f(beta2)))  # .mul_(β2).addcmul_(g, g, value=1-β2)
     step = r(r(m.astype(f) / f(bc1)) * f(_value(lr)))  # exp_avg / bc1 * lr

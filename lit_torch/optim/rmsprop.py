@@ -12,7 +12,7 @@ from .._tensor import Tensor
 from ..autograd.grad_mode import enable_grad
 from .optimizer import Optimizer, _arr, _bump, _check_flags, _scalar_state, _state_like, _touch, _value
 from .adam import _lerp_
-from .adadelta import _fma, _lerp_bf16
+from .adadelta import _add_bf16, _fma, _lerp_bf16
 
 # %% ../../nbs/08i_rmsprop.ipynb #555a3e81
 def _rmsprop_update(p, state, lr, alpha, eps, weight_decay, momentum, centered, maximize):
@@ -80,14 +80,14 @@ class RMSprop(Optimizer):
                 if p.grad is not None: _rmsprop_update(p, self.state[p], *args)
         return loss
 
-# %% ../../nbs/08i_rmsprop.ipynb #2a8287ad
+# %% ../../nbs/08i_rmsprop.ipynb #9b07588a
 def _rmsprop_arrays_bf16(x, g, v, mean, b, lr, alpha, eps, weight_decay, momentum, maximize):
     "The RMSprop step on bfloat16 arrays (`mean`, `b`: None unless centred, with momentum) as PyTorch's ops."
     f, dt = np.float32, x.dtype
     r = lambda a: a.astype(dt).astype(f)  # a bfloat16 tensor op's result
     bf = lambda s: f(f(s).astype(dt))  # add's scalar and alpha are cast to bfloat16; mul's and div's stay float32
     g = -g.astype(f) if maximize else g.astype(f)
-    if weight_decay != 0: g = r(g + bf(weight_decay) * x.astype(f))  # grad.add(param, alpha=wd)
+    if weight_decay != 0: g = r(_add_bf16(g, weight_decay, x.astype(f)))  # grad.add(param, alpha=wd)
     v[...] = _fma(f(1 - alpha) * g, g, r(v.astype(f) * f(alpha)))  # square_avg.mul_(α).addcmul_(g, g, value=1-α)
     avg = v.astype(f)
     if mean is not None:
@@ -98,4 +98,4 @@ def _rmsprop_arrays_bf16(x, g, v, mean, b, lr, alpha, eps, weight_decay, momentu
     if b is None: x[...] = x.astype(f) + f(-lr) * g / avg  # param.addcdiv_(g, avg, value=-lr)
     else:
         b[...] = r(b.astype(f) * f(momentum)) + g / avg  # buf.mul_(μ).addcdiv_(g, avg)
-        x[...] = x.astype(f) + bf(-lr) * b.astype(f)  # param.add_(buf, alpha=-lr)
+        x[...] = _add_bf16(x.astype(f), -lr, b.astype(f))  # param.add_(buf, alpha=-lr)
