@@ -66,7 +66,7 @@ class Adadelta(Optimizer):
                 if p.grad is not None: _adadelta_update(p, self.state[p], *args)
         return loss
 
-# %% ../../nbs/08d_adadelta.ipynb #beb129d6
+# %% ../../nbs/08d_adadelta.ipynb #faca5f50
 def _fma(a, b, c):
     "`a·b + c` on float32 arrays rounded once to float32, as a fused multiply-add."
     return (np.asarray(a, np.float64) * b + c).astype(np.float32)
@@ -76,7 +76,7 @@ def _lerp_bf16(s, e, w):
     f = np.float32
     return _fma(f(w), e - s, s) if w < 0.5 else _fma(f(w) - f(1), e - s, e)
 
-# %% ../../nbs/08d_adadelta.ipynb #541e8456
+# %% ../../nbs/08d_adadelta.ipynb #9355e5dd
 def _add_bf16(x, alpha, y):
     "`x.add(y, alpha=alpha)` on float32 arrays of bfloat16 values, as PyTorch's CPU kernel, its scalar tails included."
     f, r = np.float32, lambda a: a.astype(bfloat16.numpy).astype(np.float32)
@@ -92,7 +92,7 @@ def _add_bf16(x, alpha, y):
         if k: o[end - k:end] = xs[end - k:end] + r(a * ys[end - k:end])
     return out
 
-# %% ../../nbs/08d_adadelta.ipynb #cd1a55d2
+# %% ../../nbs/08d_adadelta.ipynb #96deeda0
 def _adadelta_arrays_bf16(x, g, v, u, lr, rho, eps, weight_decay, maximize):
     "The Adadelta step on bfloat16 arrays as PyTorch's ops: each in float32, its result rounded to bfloat16."
     f, dt = np.float32, x.dtype

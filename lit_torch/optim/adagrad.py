@@ -72,7 +72,7 @@ class Adagrad(Optimizer):
                 if p.grad is not None: _adagrad_update(p, self.state[p], *args)
         return loss
 
-# %% ../../nbs/08e_adagrad.ipynb #d725aae9
+# %% ../../nbs/08e_adagrad.ipynb #c2bdb43b
 def _adagrad_arrays_bf16(x, g, s, clr, eps, weight_decay, maximize):
     "The Adagrad step on bfloat16 arrays as PyTorch's ops: each in float32, its result rounded to bfloat16."
     f, dt = np.float32, x.dtype

@@ -67,7 +67,7 @@ class Adamax(Optimizer):
                 if p.grad is not None: _adamax_update(p, self.state[p], *args)
         return loss
 
-# %% ../../nbs/08f_adamax.ipynb #448a2c96
+# %% ../../nbs/08f_adamax.ipynb #94238606
 def _adamax_arrays_bf16(x, g, m, u, clr, beta1, beta2, eps, weight_decay, maximize):
     "The Adamax step on bfloat16 arrays as PyTorch's ops: each in float32, its result rounded to bfloat16."
     f, dt = np.float32, x.dtype

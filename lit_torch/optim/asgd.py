@@ -77,7 +77,7 @@ class ASGD(Optimizer):
                 if p.grad is not None: _asgd_update(p, self.state[p], *args)
         return loss
 
-# %% ../../nbs/08k_asgd.ipynb #43ba273f
+# %% ../../nbs/08k_asgd.ipynb #fe81a180
 def _asgd_arrays_bf16(x, g, ax, eta, mu, lambd, weight_decay, maximize):
     "The ASGD step on bfloat16 arrays as PyTorch's single-tensor ops: each in float32, its result rounded to bfloat16."
     f, dt = np.float32, x.dtype

@@ -77,7 +77,7 @@ class NAdam(Optimizer):
                 if p.grad is not None: _nadam_update(p, self.state[p], *args)
         return loss
 
-# %% ../../nbs/08g_nadam.ipynb #cbab2f17
+# %% ../../nbs/08g_nadam.ipynb #6c5d4224
 def _nadam_arrays_bf16(x, g, m, v, lr, c_g, c_m, beta1, beta2_t, beta2, eps, weight_decay, decoupled, maximize):
     "The NAdam step on bfloat16 arrays as PyTorch's ops (`c_g`, `c_m`: the two addcdiv values; `beta2_t`: β2**step)."
     f, dt = np.float32, x.dtype

@@ -75,7 +75,7 @@ class RAdam(Optimizer):
                 if p.grad is not None: _radam_update(p, self.state[p], *args)
         return loss
 
-# %% ../../nbs/08h_radam.ipynb #53695bae
+# %% ../../nbs/08h_radam.ipynb #0d55426b
 def _radam_arrays_bf16(x, g, m, v, lr, bc1, bc2, rect, beta1, beta2, eps, weight_decay, decoupled, maximize):
     "The RAdam step on bfloat16 arrays as PyTorch's ops (`rect`: the rectification, None while ρ_t ≤ 5)."
     f, dt = np.float32, x.dtype

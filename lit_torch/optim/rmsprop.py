@@ -80,7 +80,7 @@ class RMSprop(Optimizer):
                 if p.grad is not None: _rmsprop_update(p, self.state[p], *args)
         return loss
 
-# %% ../../nbs/08i_rmsprop.ipynb #9b07588a
+# %% ../../nbs/08i_rmsprop.ipynb #da29b3d9
 def _rmsprop_arrays_bf16(x, g, v, mean, b, lr, alpha, eps, weight_decay, momentum, maximize):
     "The RMSprop step on bfloat16 arrays (`mean`, `b`: None unless centred, with momentum) as PyTorch's ops."
     f, dt = np.float32, x.dtype
