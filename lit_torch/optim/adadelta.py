@@ -6,10 +6,12 @@
 __all__ = ['Adadelta']
 
 # %% ../../nbs/08d_adadelta.ipynb #914b1c20
+import numpy as np
 from .._C import device_context, get_array_module
 from .._tensor import Tensor
 from ..autograd.grad_mode import enable_grad
 from .optimizer import Optimizer, _arr, _bump, _check_flags, _scalar_state, _state_like, _touch, _value
+from .._torch_init import bfloat16, get_num_threads
 
 # %% ../../nbs/08d_adadelta.ipynb #8225949f
 def _adadelta_update(p, state, lr, rho, eps, weight_decay, maximize):
@@ -20,9 +22,12 @@ def _adadelta_update(p, state, lr, rho, eps, weight_decay, maximize):
         if len(state) == 0:
             state['step'], state['square_avg'], state['acc_delta'] = _scalar_state(), _state_like(p), _state_like(p)
         _bump(state['step'])
+        v, u = _arr(state['square_avg']), _arr(state['acc_delta'])
+        if x.dtype.kind == 'V':
+            _adadelta_arrays_bf16(x, g, v, u, lr, rho, eps, weight_decay, maximize)
+            return _touch(p, state)
         if maximize: g = -g
         if weight_decay != 0: g = g + weight_decay * x
-        v, u = _arr(state['square_avg']), _arr(state['acc_delta'])
         v *= rho
         v += (1 - rho) * g * g
         delta = xp.sqrt(u + eps) / xp.sqrt(v + eps) * g
@@ -60,3 +65,43 @@ class Adadelta(Optimizer):
             for p in group['params']:
                 if p.grad is not None: _adadelta_update(p, self.state[p], *args)
         return loss
+
+# %% ../../nbs/08d_adadelta.ipynb #faca5f50
+def _fma(a, b, c):
+    "`a·b + c` on float32 arrays rounded once to float32, as a fused multiply-add."
+    return (np.asarray(a, np.float64) * b + c).astype(np.float32)
+
+def _lerp_bf16(s, e, w):
+    "`self.lerp_(end, w)` on float32 arrays of bfloat16 values as PyTorch's kernel: a fused multiply-add from the nearer end."
+    f = np.float32
+    return _fma(f(w), e - s, s) if w < 0.5 else _fma(f(w) - f(1), e - s, e)
+
+# %% ../../nbs/08d_adadelta.ipynb #9355e5dd
+def _add_bf16(x, alpha, y):
+    "`x.add(y, alpha=alpha)` on float32 arrays of bfloat16 values, as PyTorch's CPU kernel, its scalar tails included."
+    f, r = np.float32, lambda a: a.astype(bfloat16.numpy).astype(np.float32)
+    a = f(f(alpha).astype(bfloat16.numpy))
+    out = x + a * y
+    if not (out.flags.c_contiguous and x.flags.c_contiguous and y.flags.c_contiguous): return out
+    n = out.size
+    chunk = -(-n // max(1, min(get_num_threads(), -(-n // 32768)))) if n >= 32768 else n  # at::parallel_for's split
+    o, xs, ys = out.reshape(-1), x.reshape(-1), y.reshape(-1)
+    for start in range(0, n, chunk):
+        end = min(start + chunk, n)
+        k = (end - start) % 32  # the elements after the last full 32 go through the scalar loop
+        if k: o[end - k:end] = xs[end - k:end] + r(a * ys[end - k:end])
+    return out
+
+# %% ../../nbs/08d_adadelta.ipynb #96deeda0
+def _adadelta_arrays_bf16(x, g, v, u, lr, rho, eps, weight_decay, maximize):
+    "The Adadelta step on bfloat16 arrays as PyTorch's ops: each in float32, its result rounded to bfloat16."
+    f, dt = np.float32, x.dtype
+    r = lambda a: a.astype(dt).astype(f)  # a bfloat16 tensor op's result
+    bf = lambda s: f(f(s).astype(dt))  # add's scalar and alpha are cast to bfloat16; mul's and div's stay float32
+    g = -g.astype(f) if maximize else g.astype(f)
+    if weight_decay != 0: g = r(_add_bf16(g, weight_decay, x.astype(f)))  # grad.add(param, alpha=wd)
+    v[...] = _fma(f(1 - rho) * g, g, r(v.astype(f) * f(rho)))  # square_avg.mul_(ρ).addcmul_(g, g, value=1-ρ)
+    std = r(np.sqrt(r(v.astype(f) + bf(eps))))  # square_avg.add(ε).sqrt_()
+    delta = r(r(r(np.sqrt(r(u.astype(f) + bf(eps)))) / std) * g)  # acc_delta.add(ε).sqrt_().div_(std).mul_(g)
+    u[...] = _fma(f(1 - rho) * delta, delta, r(u.astype(f) * f(rho)))  # acc_delta.mul_(ρ).addcmul_(δ, δ, value=1-ρ)
+    x[...] = _add_bf16(x.astype(f), -lr, delta)  # param.add_(delta, alpha=-lr)

@@ -6,10 +6,12 @@
 __all__ = ['Adagrad']
 
 # %% ../../nbs/08e_adagrad.ipynb #440fce22
+import numpy as np
 from .._C import device_context, get_array_module
 from .._tensor import Tensor
 from ..autograd.grad_mode import enable_grad
 from .optimizer import Optimizer, _arr, _bump, _check_flags, _scalar_state, _state_like, _touch, _value
+from .adadelta import _add_bf16
 
 # %% ../../nbs/08e_adagrad.ipynb #15da9a73
 def _adagrad_update(p, state, lr, weight_decay, lr_decay, eps, maximize):
@@ -18,10 +20,13 @@ def _adagrad_update(p, state, lr, weight_decay, lr_decay, eps, maximize):
         x, g = _arr(p), _arr(p.grad)
         xp = get_array_module(x)
         step = _bump(state['step'])
-        if maximize: g = -g
-        if weight_decay != 0: g = g + weight_decay * x
         clr = _value(lr / (1 + (step - 1) * lr_decay))  # a Tensor lr rounds this in its dtype, as in PyTorch
         s = _arr(state['sum'])
+        if x.dtype.kind == 'V':
+            _adagrad_arrays_bf16(x, g, s, clr, eps, weight_decay, maximize)
+            return _touch(p, state)
+        if maximize: g = -g
+        if weight_decay != 0: g = g + weight_decay * x
         s += g * g
         x -= clr * (g / (xp.sqrt(s) + eps))
         _touch(p, state)
@@ -66,3 +71,15 @@ class Adagrad(Optimizer):
             for p in group['params']:
                 if p.grad is not None: _adagrad_update(p, self.state[p], *args)
         return loss
+
+# %% ../../nbs/08e_adagrad.ipynb #c2bdb43b
+def _adagrad_arrays_bf16(x, g, s, clr, eps, weight_decay, maximize):
+    "The Adagrad step on bfloat16 arrays as PyTorch's ops: each in float32, its result rounded to bfloat16."
+    f, dt = np.float32, x.dtype
+    r = lambda a: a.astype(dt).astype(f)  # a bfloat16 tensor op's result
+    bf = lambda s: f(f(s).astype(dt))  # add's scalar and alpha are cast to bfloat16; mul's and div's stay float32
+    g = -g.astype(f) if maximize else g.astype(f)
+    if weight_decay != 0: g = r(_add_bf16(g, weight_decay, x.astype(f)))  # grad.add(param, alpha=wd)
+    s[...] = s.astype(f) + g * g  # state_sum.addcmul_(g, g, value=1)
+    std = r(r(np.sqrt(s.astype(f))) + bf(eps))  # state_sum.sqrt().add_(ε)
+    x[...] = x.astype(f) + f(-clr) * g / std  # param.addcdiv_(g, std, value=-clr)

@@ -6,11 +6,13 @@
 __all__ = ['Adamax']
 
 # %% ../../nbs/08f_adamax.ipynb #845d5450
+import numpy as np
 from .._C import device_context, get_array_module
 from .._tensor import Tensor
 from ..autograd.grad_mode import enable_grad
 from .optimizer import Optimizer, _arr, _bump, _check_flags, _scalar_state, _state_like, _touch, _value
 from .adam import _lerp_
+from .adadelta import _add_bf16, _lerp_bf16
 
 # %% ../../nbs/08f_adamax.ipynb #fbf030e7
 def _adamax_update(p, state, lr, beta1, beta2, eps, weight_decay, maximize):
@@ -21,13 +23,17 @@ def _adamax_update(p, state, lr, beta1, beta2, eps, weight_decay, maximize):
         if len(state) == 0:
             state['step'], state['exp_avg'], state['exp_inf'] = _scalar_state(), _state_like(p), _state_like(p)
         step = _bump(state['step'])
+        m, u = _arr(state['exp_avg']), _arr(state['exp_inf'])
+        clr = _value(lr / (1 - beta1 ** step))
+        if x.dtype.kind == 'V':
+            _adamax_arrays_bf16(x, g, m, u, clr, beta1, beta2, eps, weight_decay, maximize)
+            return _touch(p, state)
         if maximize: g = -g
         if weight_decay != 0: g = g + weight_decay * x
-        m, u = _arr(state['exp_avg']), _arr(state['exp_inf'])
         _lerp_(m, g, 1 - beta1, xp)
         u *= beta2
         xp.maximum(u, xp.abs(g) + eps, out=u)
-        x -= _value(lr / (1 - beta1 ** step)) * (m / u)
+        x -= clr * (m / u)
         _touch(p, state)
 
 # %% ../../nbs/08f_adamax.ipynb #a6b234fc
@@ -60,3 +66,15 @@ class Adamax(Optimizer):
             for p in group['params']:
                 if p.grad is not None: _adamax_update(p, self.state[p], *args)
         return loss
+
+# %% ../../nbs/08f_adamax.ipynb #94238606
+def _adamax_arrays_bf16(x, g, m, u, clr, beta1, beta2, eps, weight_decay, maximize):
+    "The Adamax step on bfloat16 arrays as PyTorch's ops: each in float32, its result rounded to bfloat16."
+    f, dt = np.float32, x.dtype
+    r = lambda a: a.astype(dt).astype(f)  # a bfloat16 tensor op's result
+    bf = lambda s: f(f(s).astype(dt))  # add's scalar and alpha are cast to bfloat16; mul's and div's stay float32
+    g = -g.astype(f) if maximize else g.astype(f)
+    if weight_decay != 0: g = r(_add_bf16(g, weight_decay, x.astype(f)))  # grad.add(param, alpha=wd)
+    m[...] = _lerp_bf16(m.astype(f), g, 1 - beta1)  # exp_avg.lerp_(grad, 1-β1)
+    u[...] = np.maximum(r(u.astype(f) * f(beta2)), r(np.abs(g) + bf(eps)))  # max(exp_inf.mul_(β2), grad.abs().add_(ε))
+    x[...] = x.astype(f) + f(-clr) * m.astype(f) / u.astype(f)  # param.addcdiv_(m, u, value=-clr)

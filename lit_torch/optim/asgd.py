@@ -6,11 +6,13 @@
 __all__ = ['ASGD']
 
 # %% ../../nbs/08k_asgd.ipynb #33459b71
+import numpy as np
 from .._C import device_context
 from .._tensor import Tensor
 from ..autograd.grad_mode import enable_grad
 from .optimizer import Optimizer, _arr, _bump, _check_flags, _scalar_state, _state_like, _touch, _value
 from .optimizer import _scalar_dtype
+from .adadelta import _add_bf16
 
 # %% ../../nbs/08k_asgd.ipynb #ae8ad86d
 def _next_eta(lr, lambd, alpha, step, foreach):
@@ -27,18 +29,21 @@ def _asgd_update(p, state, lr, lambd, alpha, t0, weight_decay, maximize, foreach
         if len(state) == 0:
             state.update(step=_scalar_state(), eta=_scalar_state(lr), mu=_scalar_state(1.0), ax=_state_like(p))
         step = _bump(state['step'])
-        if maximize: g = -g
-        if weight_decay != 0: g = g + weight_decay * x
         eta, mu, ax = _arr(state['eta']), _arr(state['mu']), _arr(state['ax'])
-        if foreach:
-            x -= (g + lambd * x) * eta
-            ax += (x - ax) * mu
+        if x.dtype.kind == 'V' and not foreach:
+            _asgd_arrays_bf16(x, g, ax, float(eta[0]), float(mu[0]), lambd, weight_decay, maximize)
         else:
-            e = float(eta[0])
-            x *= 1 - lambd * e
-            x -= e * g
-            if mu[0] != 1: ax += (x - ax) * mu
-            else: ax[...] = x
+            if maximize: g = -g
+            if weight_decay != 0: g = g + weight_decay * x
+            if foreach:
+                x -= (g + lambd * x) * eta
+                ax += (x - ax) * mu
+            else:
+                e = float(eta[0])
+                x *= 1 - lambd * e
+                x -= e * g
+                if mu[0] != 1: ax += (x - ax) * mu
+                else: ax[...] = x
         eta[...] = _next_eta(lr, lambd, alpha, state['step']._data, foreach)
         mu[...] = _scalar_dtype()(1 / max(1, step - t0))
         _touch(p, state)
@@ -71,3 +76,15 @@ class ASGD(Optimizer):
             for p in group['params']:
                 if p.grad is not None: _asgd_update(p, self.state[p], *args)
         return loss
+
+# %% ../../nbs/08k_asgd.ipynb #fe81a180
+def _asgd_arrays_bf16(x, g, ax, eta, mu, lambd, weight_decay, maximize):
+    "The ASGD step on bfloat16 arrays as PyTorch's single-tensor ops: each in float32, its result rounded to bfloat16."
+    f, dt = np.float32, x.dtype
+    r = lambda a: a.astype(dt).astype(f)  # a bfloat16 tensor op's result
+    bf = lambda s: f(f(s).astype(dt))  # add's scalar and alpha are cast to bfloat16; mul's and div's stay float32
+    g = -g.astype(f) if maximize else g.astype(f)
+    if weight_decay != 0: g = r(_add_bf16(g, weight_decay, x.astype(f)))  # grad.add(param, alpha=wd)
+    x[...] = _add_bf16(r(x.astype(f) * f(1 - lambd * eta)), -eta, g)  # param.mul_(1-λη).add_(grad, alpha=-η)
+    if mu != 1: ax[...] = ax.astype(f) + r(r(x.astype(f) - ax.astype(f)) * f(mu))  # ax.add_(param.sub(ax).mul_(mu))
+    else: ax[...] = x  # ax.copy_(param)

@@ -6,11 +6,13 @@
 __all__ = ['NAdam']
 
 # %% ../../nbs/08g_nadam.ipynb #7da1eeee
+import numpy as np
 from .._C import device_context, get_array_module
 from .._tensor import Tensor
 from ..autograd.grad_mode import enable_grad
 from .optimizer import Optimizer, _arr, _bump, _check_flags, _scalar_state, _state_like, _touch, _value
 from .adam import _lerp_
+from .adadelta import _add_bf16, _fma, _lerp_bf16
 
 # %% ../../nbs/08g_nadam.ipynb #5508ae2c
 def _nadam_update(p, state, lr, beta1, beta2, eps, weight_decay, momentum_decay, decoupled, maximize):
@@ -21,20 +23,24 @@ def _nadam_update(p, state, lr, beta1, beta2, eps, weight_decay, momentum_decay,
         if len(state) == 0:
             state.update(step=_scalar_state(), mu_product=_scalar_state(1.0), exp_avg=_state_like(p), exp_avg_sq=_state_like(p))
         step = _bump(state['step'])
-        if maximize: g = -g
-        if weight_decay != 0:
-            if decoupled: x *= _value(1 - lr * weight_decay)  # a Tensor lr rounds this in its dtype, as in PyTorch
-            else: g = g + weight_decay * x
         mu, mu_next = (beta1 * (1.0 - 0.5 * 0.96 ** (s * momentum_decay)) for s in (step, step + 1))
         prod = _arr(state['mu_product'])
         prod *= mu
         m, v = _arr(state['exp_avg']), _arr(state['exp_avg_sq'])
+        c_g, c_m = _value(-lr * (1.0 - mu) / (1.0 - float(prod[0]))), _value(-lr * mu_next / (1.0 - float(prod[0]) * mu_next))
+        if x.dtype.kind == 'V':
+            _nadam_arrays_bf16(x, g, m, v, lr, c_g, c_m, beta1, beta2 ** step, beta2, eps, weight_decay, decoupled, maximize)
+            return _touch(p, state)
+        if maximize: g = -g
+        if weight_decay != 0:
+            if decoupled: x *= _value(1 - lr * weight_decay)  # a Tensor lr rounds this in its dtype, as in PyTorch
+            else: g = g + weight_decay * x
         _lerp_(m, g, 1 - beta1, xp)
         v *= beta2
         v += (1 - beta2) * g * g
         denom = xp.sqrt(v / (1 - beta2 ** step)) + eps
-        x += _value(-lr * (1.0 - mu) / (1.0 - float(prod[0]))) * (g / denom)
-        x += _value(-lr * mu_next / (1.0 - float(prod[0]) * mu_next)) * (m / denom)
+        x += c_g * (g / denom)
+        x += c_m * (m / denom)
         _touch(p, state)
 
 # %% ../../nbs/08g_nadam.ipynb #277ce2fb
@@ -70,3 +76,19 @@ class NAdam(Optimizer):
             for p in group['params']:
                 if p.grad is not None: _nadam_update(p, self.state[p], *args)
         return loss
+
+# %% ../../nbs/08g_nadam.ipynb #6c5d4224
+def _nadam_arrays_bf16(x, g, m, v, lr, c_g, c_m, beta1, beta2_t, beta2, eps, weight_decay, decoupled, maximize):
+    "The NAdam step on bfloat16 arrays as PyTorch's ops (`c_g`, `c_m`: the two addcdiv values; `beta2_t`: β2**step)."
+    f, dt = np.float32, x.dtype
+    r = lambda a: a.astype(dt).astype(f)  # a bfloat16 tensor op's result
+    bf = lambda s: f(f(s).astype(dt))  # add's scalar and alpha are cast to bfloat16; mul's and div's stay float32
+    g = -g.astype(f) if maximize else g.astype(f)
+    if weight_decay != 0:
+        if decoupled: x[...] = x.astype(f) * f(_value(1 - lr * weight_decay))  # param.mul_(1 - lr·wd)
+        else: g = r(_add_bf16(g, weight_decay, x.astype(f)))  # grad.add(param, alpha=wd)
+    m[...] = _lerp_bf16(m.astype(f), g, 1 - beta1)  # exp_avg.lerp_(grad, 1-β1)
+    v[...] = _fma(f(1 - beta2) * g, g, r(v.astype(f) * f(beta2)))  # .mul_(β2).addcmul_(g, g, value=1-β2)
+    denom = r(r(np.sqrt(r(v.astype(f) / f(1 - beta2_t)))) + bf(eps))  # exp_avg_sq.div(bc2).sqrt().add_(ε)
+    x[...] = x.astype(f) + f(c_g) * g / denom  # param.addcdiv_(g, denom, value=c_g)
+    x[...] = x.astype(f) + f(c_m) * m.astype(f) / denom  # param.addcdiv_(m, denom, value=c_m)

@@ -6,11 +6,13 @@
 __all__ = ['RAdam']
 
 # %% ../../nbs/08h_radam.ipynb #aeb7697a
+import numpy as np
 from .._C import device_context, get_array_module
 from .._tensor import Tensor
 from ..autograd.grad_mode import enable_grad
 from .optimizer import Optimizer, _arr, _bump, _check_flags, _scalar_state, _state_like, _touch, _value
 from .adam import _lerp_
+from .adadelta import _add_bf16, _fma, _lerp_bf16
 
 # %% ../../nbs/08h_radam.ipynb #c0899500
 def _radam_update(p, state, lr, beta1, beta2, eps, weight_decay, decoupled, maximize):
@@ -20,21 +22,23 @@ def _radam_update(p, state, lr, beta1, beta2, eps, weight_decay, decoupled, maxi
         xp = get_array_module(x)
         if len(state) == 0: state.update(step=_scalar_state(), exp_avg=_state_like(p), exp_avg_sq=_state_like(p))
         step = _bump(state['step'])
+        m, v = _arr(state['exp_avg']), _arr(state['exp_avg_sq'])
+        bc2 = 1 - beta2 ** step
+        rho_inf = 2 / (1 - beta2) - 1
+        rho_t = rho_inf - 2 * step * beta2 ** step / bc2
+        rect = ((rho_t - 4) * (rho_t - 2) * rho_inf / ((rho_inf - 4) * (rho_inf - 2) * rho_t)) ** 0.5 if rho_t > 5.0 else None
+        if x.dtype.kind == 'V':
+            _radam_arrays_bf16(x, g, m, v, lr, 1 - beta1 ** step, bc2, rect, beta1, beta2, eps, weight_decay, decoupled, maximize)
+            return _touch(p, state)
         if maximize: g = -g
         if weight_decay != 0:
             if decoupled: x *= _value(1 - lr * weight_decay)  # a Tensor lr rounds this in its dtype, as in PyTorch
             else: g = g + weight_decay * x
-        m, v = _arr(state['exp_avg']), _arr(state['exp_avg_sq'])
         _lerp_(m, g, 1 - beta1, xp)
         v *= beta2
         v += (1 - beta2) * g * g
-        bc2 = 1 - beta2 ** step
         m_hat = m / (1 - beta1 ** step)
-        rho_inf = 2 / (1 - beta2) - 1
-        rho_t = rho_inf - 2 * step * beta2 ** step / bc2
-        if rho_t > 5.0:
-            rect = ((rho_t - 4) * (rho_t - 2) * rho_inf / ((rho_inf - 4) * (rho_inf - 2) * rho_t)) ** 0.5
-            x -= m_hat * _value(lr) * (bc2 ** 0.5 / (xp.sqrt(v) + eps)) * rect
+        if rect is not None: x -= m_hat * _value(lr) * (bc2 ** 0.5 / (xp.sqrt(v) + eps)) * rect
         else: x -= m_hat * _value(lr)
         _touch(p, state)
 
@@ -70,3 +74,21 @@ class RAdam(Optimizer):
             for p in group['params']:
                 if p.grad is not None: _radam_update(p, self.state[p], *args)
         return loss
+
+# %% ../../nbs/08h_radam.ipynb #0d55426b
+def _radam_arrays_bf16(x, g, m, v, lr, bc1, bc2, rect, beta1, beta2, eps, weight_decay, decoupled, maximize):
+    "The RAdam step on bfloat16 arrays as PyTorch's ops (`rect`: the rectification, None while ρ_t ≤ 5)."
+    f, dt = np.float32, x.dtype
+    r = lambda a: a.astype(dt).astype(f)  # a bfloat16 tensor op's result
+    bf = lambda s: f(f(s).astype(dt))  # add's scalar and alpha are cast to bfloat16; mul's and div's stay float32
+    g = -g.astype(f) if maximize else g.astype(f)
+    if weight_decay != 0:
+        if decoupled: x[...] = x.astype(f) * f(_value(1 - lr * weight_decay))  # param.mul_(1 - lr·wd)
+        else: g = r(_add_bf16(g, weight_decay, x.astype(f)))  # grad.add(param, alpha=wd)
+    m[...] = _lerp_bf16(m.astype(f), g, 1 - beta1)  # exp_avg.lerp_(grad, 1-β1)
+    v[...] = _fma(f(1 - beta2) * g, g, r(v.astype(f) * f(beta2)))  # .mul_(β2).addcmul_(g, g, value=1-β2)
+    step = r(r(m.astype(f) / f(bc1)) * f(_value(lr)))  # exp_avg / bc1 * lr
+    if rect is not None:
+        adaptive = r(r(f(1) / r(r(np.sqrt(v.astype(f))) + bf(eps))) * f(bc2 ** 0.5))  # bc2**0.5 / (v.sqrt().add_(ε))
+        step = r(r(step * adaptive) * f(rect))
+    x[...] = x.astype(f) - step  # param.add_(step, alpha=-1.0)

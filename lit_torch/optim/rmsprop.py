@@ -6,11 +6,13 @@
 __all__ = ['RMSprop']
 
 # %% ../../nbs/08i_rmsprop.ipynb #927eae56
+import numpy as np
 from .._C import device_context, get_array_module
 from .._tensor import Tensor
 from ..autograd.grad_mode import enable_grad
 from .optimizer import Optimizer, _arr, _bump, _check_flags, _scalar_state, _state_like, _touch, _value
 from .adam import _lerp_
+from .adadelta import _add_bf16, _fma, _lerp_bf16
 
 # %% ../../nbs/08i_rmsprop.ipynb #555a3e81
 def _rmsprop_update(p, state, lr, alpha, eps, weight_decay, momentum, centered, maximize):
@@ -23,6 +25,10 @@ def _rmsprop_update(p, state, lr, alpha, eps, weight_decay, momentum, centered, 
             if momentum > 0: state['momentum_buffer'] = _state_like(p)
             if centered: state['grad_avg'] = _state_like(p)
         _bump(state['step'])
+        if x.dtype.kind == 'V':
+            mean, b = _arr(state['grad_avg']) if centered else None, _arr(state['momentum_buffer']) if momentum > 0 else None
+            _rmsprop_arrays_bf16(x, g, _arr(state['square_avg']), mean, b, lr, alpha, eps, weight_decay, momentum, maximize)
+            return _touch(p, state)
         if maximize: g = -g
         if weight_decay != 0: g = g + weight_decay * x
         v = _arr(state['square_avg'])
@@ -73,3 +79,23 @@ class RMSprop(Optimizer):
             for p in group['params']:
                 if p.grad is not None: _rmsprop_update(p, self.state[p], *args)
         return loss
+
+# %% ../../nbs/08i_rmsprop.ipynb #da29b3d9
+def _rmsprop_arrays_bf16(x, g, v, mean, b, lr, alpha, eps, weight_decay, momentum, maximize):
+    "The RMSprop step on bfloat16 arrays (`mean`, `b`: None unless centred, with momentum) as PyTorch's ops."
+    f, dt = np.float32, x.dtype
+    r = lambda a: a.astype(dt).astype(f)  # a bfloat16 tensor op's result
+    bf = lambda s: f(f(s).astype(dt))  # add's scalar and alpha are cast to bfloat16; mul's and div's stay float32
+    g = -g.astype(f) if maximize else g.astype(f)
+    if weight_decay != 0: g = r(_add_bf16(g, weight_decay, x.astype(f)))  # grad.add(param, alpha=wd)
+    v[...] = _fma(f(1 - alpha) * g, g, r(v.astype(f) * f(alpha)))  # square_avg.mul_(α).addcmul_(g, g, value=1-α)
+    avg = v.astype(f)
+    if mean is not None:
+        mean[...] = _lerp_bf16(mean.astype(f), g, 1 - alpha)  # grad_avg.lerp_(grad, 1-α)
+        m = mean.astype(f)
+        avg = r(avg - m * m)  # square_avg.addcmul(m, m, value=-1)
+    avg = r(r(np.sqrt(avg)) + bf(eps))  # .sqrt().add_(ε)
+    if b is None: x[...] = x.astype(f) + f(-lr) * g / avg  # param.addcdiv_(g, avg, value=-lr)
+    else:
+        b[...] = r(b.astype(f) * f(momentum)) + g / avg  # buf.mul_(μ).addcdiv_(g, avg)
+        x[...] = _add_bf16(x.astype(f), -lr, b.astype(f))  # param.add_(buf, alpha=-lr)
