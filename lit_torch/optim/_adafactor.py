@@ -10,7 +10,7 @@ import numpy as np
 from .._C import device_context, get_array_module
 from .._tensor import Tensor, _wrap
 from ..autograd.grad_mode import enable_grad
-from .optimizer import Optimizer, _arr, _bump, _scalar_state, _state_like, _touch, _value
+from .optimizer import Optimizer, _add_bf16, _arr, _bump, _lerp_bf16, _scalar_state, _state_like, _touch, _value
 from .adam import _lerp_
 
 # %% ../../nbs/08m_adafactor.ipynb #ab2b03e5
@@ -105,18 +105,16 @@ def _adafactor_bf16(x, g, row, col, var, t, lr, beta2_decay, eps1, eps2, d, weig
     f, dt = np.float32, x.dtype
     r = lambda a: np.asarray(a, f).astype(dt).astype(f)
     norm = lambda a, **kw: r(np.sqrt((a * a).sum(dtype=f, **kw)))
-    def lerp(v, end, w):  # lerp_ with a scalar weight, as PyTorch's kernel computes it
-        vf = v.astype(f)
-        v[...] = vf + w * (end - vf) if w < 0.5 else end - (end - vf) * f(1 - w)
-    g, w = g.astype(f), f(t ** beta2_decay)
+    g, w = g.astype(f), t ** beta2_decay
     alpha = max(eps2, float(norm(x.astype(f))) / x.size ** 0.5) * min(lr, 1 / t ** 0.5)
     if weight_decay != 0: x[...] = x.astype(f) * f(1 - lr * weight_decay)
     if row is not None:
-        for v, ax in ((row, -1), (col, -2)): lerp(v, r(r(norm(g, axis=ax, keepdims=True) ** 2) / f(g.shape[ax])), w)
+        for v, ax in ((row, -1), (col, -2)):
+            v[...] = _lerp_bf16(v.astype(f), r(r(norm(g, axis=ax, keepdims=True) ** 2) / f(g.shape[ax])), w)
         est = r(row.astype(f) @ col.astype(f))
         est = r(est / np.maximum(r(row.astype(f).mean(axis=-2, keepdims=True)), f(eps1)))
     else:
-        lerp(var, r(g * g), w)
+        var[...] = _lerp_bf16(var.astype(f), r(g * g), w)
         est = var.astype(f)
     u = r(r(1 / np.sqrt(np.maximum(est, f(eps1 * eps1)))) * g)
-    x[...] = x.astype(f) + f(f(-alpha / max(1.0, float(norm(u)) / (u.size ** 0.5 * d))).astype(dt)) * u
+    x[...] = _add_bf16(x.astype(f), -alpha / max(1.0, float(norm(u)) / (u.size ** 0.5 * d)), u)

@@ -10,8 +10,7 @@ import numpy as np
 from .._C import device_context, get_array_module
 from .._tensor import Tensor
 from ..autograd.grad_mode import enable_grad
-from .optimizer import Optimizer, _arr, _bump, _check_flags, _scalar_state, _state_like, _touch, _value
-from .._torch_init import bfloat16, get_num_threads
+from .optimizer import Optimizer, _add_bf16, _arr, _bump, _check_flags, _fma, _scalar_state, _state_like, _touch, _value
 
 # %% ../../nbs/08d_adadelta.ipynb #8225949f
 def _adadelta_update(p, state, lr, rho, eps, weight_decay, maximize):
@@ -65,32 +64,6 @@ class Adadelta(Optimizer):
             for p in group['params']:
                 if p.grad is not None: _adadelta_update(p, self.state[p], *args)
         return loss
-
-# %% ../../nbs/08d_adadelta.ipynb #faca5f50
-def _fma(a, b, c):
-    "`a·b + c` on float32 arrays rounded once to float32, as a fused multiply-add."
-    return (np.asarray(a, np.float64) * b + c).astype(np.float32)
-
-def _lerp_bf16(s, e, w):
-    "`self.lerp_(end, w)` on float32 arrays of bfloat16 values as PyTorch's kernel: a fused multiply-add from the nearer end."
-    f = np.float32
-    return _fma(f(w), e - s, s) if w < 0.5 else _fma(f(w) - f(1), e - s, e)
-
-# %% ../../nbs/08d_adadelta.ipynb #9355e5dd
-def _add_bf16(x, alpha, y):
-    "`x.add(y, alpha=alpha)` on float32 arrays of bfloat16 values, as PyTorch's CPU kernel, its scalar tails included."
-    f, r = np.float32, lambda a: a.astype(bfloat16.numpy).astype(np.float32)
-    a = f(f(alpha).astype(bfloat16.numpy))
-    out = x + a * y
-    if not (out.flags.c_contiguous and x.flags.c_contiguous and y.flags.c_contiguous): return out
-    n = out.size
-    chunk = -(-n // max(1, min(get_num_threads(), -(-n // 32768)))) if n >= 32768 else n  # at::parallel_for's split
-    o, xs, ys = out.reshape(-1), x.reshape(-1), y.reshape(-1)
-    for start in range(0, n, chunk):
-        end = min(start + chunk, n)
-        k = (end - start) % 32  # the elements after the last full 32 go through the scalar loop
-        if k: o[end - k:end] = xs[end - k:end] + r(a * ys[end - k:end])
-    return out
 
 # %% ../../nbs/08d_adadelta.ipynb #96deeda0
 def _adadelta_arrays_bf16(x, g, v, u, lr, rho, eps, weight_decay, maximize):

@@ -11,7 +11,7 @@ from .._C import device_context, get_array_module
 from .._tensor import Tensor
 from ..autograd.grad_mode import enable_grad
 from .optimizer import Optimizer, _arr, _bump, _check_flags, _scalar_state, _state_like, _touch, _value
-from .adadelta import _add_bf16
+from .optimizer import _add_bf16
 
 # %% ../../nbs/08e_adagrad.ipynb #15da9a73
 def _adagrad_update(p, state, lr, weight_decay, lr_decay, eps, maximize):

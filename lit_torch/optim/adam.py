@@ -10,7 +10,8 @@ import numpy as np
 from .._C import device_context, get_array_module
 from .._tensor import Tensor, _wrap
 from ..autograd.grad_mode import enable_grad
-from .optimizer import Optimizer, _arr, _by_blocks, _bump, _check_flags, _scalar_state, _to_scalar, _value
+from .optimizer import (Optimizer, _add_bf16, _arr, _by_blocks, _bump, _check_flags, _fma, _lerp_bf16, _scalar_state,
+                                       _to_scalar, _value)
 
 # %% ../../nbs/08b_adam.ipynb #e210c7f2
 def _lerp_(m, g, weight, xp):
@@ -60,8 +61,9 @@ def _adam_update(p, state, lr, beta1, beta2, eps, weight_decay, amsgrad, maximiz
             if amsgrad: state['max_exp_avg_sq'] = _wrap(xp.zeros_like(p._data), p._device)
         args = (_bump(state['step']), lr, beta1, beta2, eps, weight_decay, maximize, decoupled)
         vmax = _arr(state['max_exp_avg_sq']) if amsgrad else None
-        step = _adam_arrays_bf16 if p._data.dtype.kind == 'V' else _adam_arrays
-        _by_blocks(lambda *a: step(*a, *args), _arr(p), _arr(p.grad), _arr(state['exp_avg']), _arr(state['exp_avg_sq']), vmax)
+        arrays = _arr(p), _arr(p.grad), _arr(state['exp_avg']), _arr(state['exp_avg_sq']), vmax
+        if p._data.dtype.kind == 'V': _adam_arrays_bf16(*arrays, *args)  # whole: PyTorch's kernels round by position
+        else: _by_blocks(lambda *a: _adam_arrays(*a, *args), *arrays)
         for s in state.values(): s._version[0] += 1
         p._version[0] += 1
 
@@ -73,14 +75,13 @@ def _adam_arrays_bf16(x, g, m, v, vmax, step, lr, beta1, beta2, eps, weight_deca
     g = -g.astype(f) if maximize else g.astype(f)
     if weight_decay != 0:
         if decoupled: x[...] = x.astype(f) * f(1 - lr * weight_decay)                 # param.mul_(1 - lr·wd)
-        else: g = r(g + f(f(weight_decay).astype(dt)) * x.astype(f))                  # grad.add(param, alpha=wd)
-    mf = m.astype(f)
-    m[...] = mf + f(1 - beta1) * (g - mf)                                              # exp_avg.lerp_(grad, 1 - β1)
-    v[...] = r(v.astype(f) * f(beta2)) + f(1 - beta2) * g * g                          # .mul_(β2).addcmul_(g, g, value=1-β2)
+        else: g = r(_add_bf16(g, weight_decay, x.astype(f)))                          # grad.add(param, alpha=wd)
+    m[...] = _lerp_bf16(m.astype(f), g, 1 - beta1)                                     # exp_avg.lerp_(grad, 1 - β1)
+    v[...] = _fma(f(1 - beta2) * g, g, r(v.astype(f) * f(beta2)))                      # .mul_(β2).addcmul_(g, g, value=1-β2)
     if vmax is not None:
         np.maximum(vmax, v, out=vmax)
         v = vmax
-    denom = r(r(r(np.sqrt(v.astype(f))) / f((1 - beta2 ** step) ** 0.5)) + f(eps))   # (v.sqrt() / √bc2).add_(ε)
+    denom = r(r(r(np.sqrt(v.astype(f))) / f((1 - beta2 ** step) ** 0.5)) + r(f(eps)))   # (v.sqrt() / √bc2).add_(ε)
     x[...] = x.astype(f) + f(-lr / (1 - beta1 ** step)) * m.astype(f) / denom          # param.addcdiv_(m, denom, value=-lr/bc1)
 
 # %% ../../nbs/08b_adam.ipynb #f177911d

@@ -12,7 +12,7 @@ from .._tensor import Tensor
 from ..autograd.grad_mode import enable_grad
 from .optimizer import Optimizer, _arr, _bump, _check_flags, _scalar_state, _state_like, _touch, _value
 from .optimizer import _scalar_dtype
-from .adadelta import _add_bf16
+from .optimizer import _add_bf16
 
 # %% ../../nbs/08k_asgd.ipynb #ae8ad86d
 def _next_eta(lr, lambd, alpha, step, foreach):

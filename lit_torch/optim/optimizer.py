@@ -11,6 +11,7 @@ from collections import defaultdict
 from .._C import _attach_methods, _cpu, device_context, float64, get_array_module, get_default_dtype
 from .._tensor import Tensor, _wrap
 from .._lazy_ops import _BLOCK_ELEMENTS, _flat_blocks
+from .._torch_init import bfloat16, get_num_threads
 
 # %% ../../nbs/08_optim.ipynb #e23eb3e5
 class _RequiredParameter:
@@ -178,6 +179,32 @@ def _check_flags(foreach, fused, differentiable):
     if fused and differentiable: raise RuntimeError("`fused` does not support `differentiable`")
     if fused and foreach: raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
     if differentiable: raise NotImplementedError("lit_torch optimizers do not support differentiable=True")
+
+# %% ../../nbs/08_optim.ipynb #faca5f50
+def _fma(a, b, c):
+    "`a·b + c` on float32 arrays rounded once to float32, as a fused multiply-add."
+    return (np.asarray(a, np.float64) * b + c).astype(np.float32)
+
+def _lerp_bf16(s, e, w):
+    "`self.lerp_(end, w)` on float32 arrays of bfloat16 values as PyTorch's kernel: a fused multiply-add from the nearer end."
+    f = np.float32
+    return _fma(f(w), e - s, s) if w < 0.5 else _fma(f(w) - f(1), e - s, e)
+
+# %% ../../nbs/08_optim.ipynb #9355e5dd
+def _add_bf16(x, alpha, y):
+    "`x.add(y, alpha=alpha)` on float32 arrays of bfloat16 values, as PyTorch's CPU kernel, its scalar tails included."
+    f, r = np.float32, lambda a: a.astype(bfloat16.numpy).astype(np.float32)
+    a = f(f(alpha).astype(bfloat16.numpy))
+    out = x + a * y
+    if not (out.flags.c_contiguous and x.flags.c_contiguous and y.flags.c_contiguous): return out
+    n = out.size
+    chunk = -(-n // max(1, min(get_num_threads(), -(-n // 32768)))) if n >= 32768 else n  # at::parallel_for's split
+    o, xs, ys = out.reshape(-1), x.reshape(-1), y.reshape(-1)
+    for start in range(0, n, chunk):
+        end = min(start + chunk, n)
+        k = (end - start) % 32  # the elements after the last full 32 go through the scalar loop
+        if k: o[end - k:end] = xs[end - k:end] + r(a * ys[end - k:end])
+    return out
 
 # %% ../../nbs/08c_adamw.ipynb #e2cce77b
 from copy import deepcopy

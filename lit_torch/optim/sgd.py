@@ -10,7 +10,7 @@ import numpy as np
 from .._C import device_context, get_array_module
 from .._tensor import Tensor, _wrap
 from ..autograd.grad_mode import enable_grad
-from .optimizer import Optimizer, _arr, _by_blocks, _check_flags, _value
+from .optimizer import Optimizer, _add_bf16, _arr, _by_blocks, _check_flags, _value
 
 # %% ../../nbs/08a_sgd.ipynb #0fed62f6
 def _sgd_arrays(x, g, b, first, lr, weight_decay, momentum, dampening, nesterov, maximize):
@@ -46,8 +46,9 @@ def _sgd_update(p, state, lr, weight_decay, momentum, dampening, nesterov, maxim
             if first: state['momentum_buffer'] = buf = _wrap(get_array_module(p._data).empty_like(p._data), p._device)
             else: buf._version[0] += 1
         args = (first, lr, weight_decay, momentum, dampening, nesterov, maximize)
-        step = _sgd_arrays_bf16 if p._data.dtype.kind == 'V' else _sgd_arrays
-        _by_blocks(lambda x, g, b: step(x, g, b, *args), _arr(p), _arr(p.grad), None if buf is None else _arr(buf))
+        arrays = _arr(p), _arr(p.grad), None if buf is None else _arr(buf)
+        if p._data.dtype.kind == 'V': _sgd_arrays_bf16(*arrays, *args)  # whole: PyTorch's kernels round by position
+        else: _by_blocks(lambda x, g, b: _sgd_arrays(x, g, b, *args), *arrays)
         p._version[0] += 1
 
 # %% ../../nbs/08a_sgd.ipynb #cf66ac45
@@ -55,14 +56,13 @@ def _sgd_arrays_bf16(x, g, b, first, lr, weight_decay, momentum, dampening, nest
     "The SGD step on bfloat16 arrays as PyTorch's ops: each in float32, its result rounded to bfloat16."
     f, dt = np.float32, x.dtype
     r = lambda a: a.astype(dt).astype(f)  # a bfloat16 tensor op's result
-    alpha = lambda s: f(f(s).astype(dt))   # add's `alpha` is cast to the tensor's dtype; mul's scalar stays float32
     g = -g.astype(f) if maximize else g.astype(f)
-    if weight_decay != 0: g = r(g + alpha(weight_decay) * x.astype(f))                 # grad.add(param, alpha=wd)
+    if weight_decay != 0: g = r(_add_bf16(g, weight_decay, x.astype(f)))                # grad.add(param, alpha=wd)
     if b is not None:
         if first: b[...] = g
-        else: b[...] = r(b.astype(f) * f(momentum)) + alpha(1 - dampening) * g          # buf.mul_(μ).add_(grad, alpha=1-τ)
-        g = r(g + alpha(momentum) * b.astype(f)) if nesterov else b.astype(f)          # grad.add(buf, alpha=μ)
-    x[...] = x.astype(f) + alpha(-lr) * g                                               # param.add_(grad, alpha=-lr)
+        else: b[...] = _add_bf16(r(b.astype(f) * f(momentum)), 1 - dampening, g)        # buf.mul_(μ).add_(grad, alpha=1-τ)
+        g = r(_add_bf16(g, momentum, b.astype(f))) if nesterov else b.astype(f)         # grad.add(buf, alpha=μ)
+    x[...] = _add_bf16(x.astype(f), -lr, g)                                             # param.add_(grad, alpha=-lr)
 
 # %% ../../nbs/08a_sgd.ipynb #8912d91f
 class SGD(Optimizer):
