@@ -64,10 +64,10 @@ def test_autocast_cpu_bfloat16_matches_torch_values_and_grads():
     (lx, tx), (lw, tw), (lb, tb) = both(x, True), both(w, True), both(b, True)
     with lit_torch.autocast('cpu'): lo = LF.linear(lx, lw, lb); lm = lx @ lw.T
     with torch.autocast('cpu'): to = TF.linear(tx, tw, tb); tm = tx @ tw.T
-    assert to.dtype == torch.bfloat16 and lo.dtype == lit_torch.float32  # the documented difference: float32 storage
-    np.testing.assert_allclose(lo.detach().numpy(), to.detach().float().numpy(), rtol=2**-7, atol=1e-6)
-    np.testing.assert_allclose(lm.detach().numpy(), tm.detach().float().numpy(), rtol=2**-7, atol=1e-6)
-    near = np.isclose(lo.detach().numpy(), to.detach().float().numpy(), rtol=0, atol=0).mean()
+    assert to.dtype == torch.bfloat16 and lo.dtype == lit_torch.bfloat16 and lm.dtype == lit_torch.bfloat16
+    np.testing.assert_allclose(lo.detach().float().numpy(), to.detach().float().numpy(), rtol=2**-7, atol=1e-6)
+    np.testing.assert_allclose(lm.detach().float().numpy(), tm.detach().float().numpy(), rtol=2**-7, atol=1e-6)
+    near = np.isclose(lo.detach().float().numpy(), to.detach().float().numpy(), rtol=0, atol=0).mean()
     assert near > 0.9, near  # mostly bit-identical bfloat16 values
     (lo * lo).sum().backward(); (to.float() * to.float()).sum().backward()
     for l, t in ((lx, tx), (lw, tw), (lb, tb)): np.testing.assert_allclose(l.grad.numpy(), t.grad.numpy(), rtol=3e-2, atol=1e-2)
