@@ -1253,6 +1253,9 @@ def cumsum(input, dim, *, dtype=None):
     "Running sums along `dim`."
     return Cumsum.apply(_cast(input, dtype), dim)
 
+Tensor.cumsum = cumsum
+
+# %% ../nbs/03_ops.ipynb #54c0b09b
 class Logsumexp(Function):
     _node_name = 'LogsumexpBackward0'
     @staticmethod
@@ -1278,7 +1281,7 @@ def logsumexp(input, dim, keepdim=False):
     "$\\log \\sum e^x$ over `dim`, without overflow."
     return Logsumexp.apply(input, dim, keepdim)
 
-Tensor.cumsum, Tensor.logsumexp = cumsum, logsumexp
+Tensor.logsumexp = logsumexp
 
 # %% ../nbs/03_ops.ipynb #64dc44d1
 class Amax(Function):

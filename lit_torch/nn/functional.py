@@ -1348,6 +1348,7 @@ def _array_reduce(loss, reduction):
     if loss.dtype.kind == 'V': return (loss.sum(dtype=np.float32) if reduction == 'sum' else loss.mean(dtype=np.float32)).astype(loss.dtype)
     return loss.sum() if reduction == 'sum' else loss.mean()
 
+# %% ../../nbs/04_functional.ipynb #5444f7e0
 class MseLoss(Function):
     "`(x - t)²`, reduced, as one node (PyTorch's `MseLossBackward0`); its backward `2·(x - t)·grad`."
     _node_name = 'MseLossBackward0'
@@ -1423,6 +1424,7 @@ def _softplus(a):
     xp = get_array_module(a)
     return xp.log1p(xp.exp(-xp.abs(a))) + xp.maximum(a, 0)
 
+# %% ../../nbs/04_functional.ipynb #2ce02432
 class BinaryCrossEntropyWithLogits(Function):
     "Binary cross-entropy on logits, in the overflow-free form."
     _node_name = 'BinaryCrossEntropyWithLogitsBackward0'

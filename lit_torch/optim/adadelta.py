@@ -10,7 +10,7 @@ import numpy as np
 from .._C import device_context, get_array_module
 from .._tensor import Tensor
 from ..autograd.grad_mode import enable_grad
-from .optimizer import Optimizer, _add_bf16, _arr, _bump, _check_flags, _fma, _scalar_state, _state_like, _touch, _value
+from .optimizer import Optimizer, _add_bf16, _arr, _bump, _bf16_grad, _bf16_square_avg_, _check_flags, _scalar_state, _state_like, _touch, _value
 
 # %% ../../nbs/08d_adadelta.ipynb #8225949f
 def _adadelta_update(p, state, lr, rho, eps, weight_decay, maximize):
@@ -71,10 +71,9 @@ def _adadelta_arrays_bf16(x, g, v, u, lr, rho, eps, weight_decay, maximize):
     f, dt = np.float32, x.dtype
     r = lambda a: a.astype(dt).astype(f)  # a bfloat16 tensor op's result
     bf = lambda s: f(f(s).astype(dt))  # add's scalar and alpha are cast to bfloat16; mul's and div's stay float32
-    g = -g.astype(f) if maximize else g.astype(f)
-    if weight_decay != 0: g = r(_add_bf16(g, weight_decay, x.astype(f)))  # grad.add(param, alpha=wd)
-    v[...] = _fma(f(1 - rho) * g, g, r(v.astype(f) * f(rho)))  # square_avg.mul_(ρ).addcmul_(g, g, value=1-ρ)
+    g = _bf16_grad(g, x, weight_decay, maximize)  # -grad if maximizing; grad.add(param, alpha=wd)
+    _bf16_square_avg_(v, g, rho)  # square_avg.mul_(ρ).addcmul_(g, g, value=1-ρ)
     std = r(np.sqrt(r(v.astype(f) + bf(eps))))  # square_avg.add(ε).sqrt_()
     delta = r(r(r(np.sqrt(r(u.astype(f) + bf(eps)))) / std) * g)  # acc_delta.add(ε).sqrt_().div_(std).mul_(g)
-    u[...] = _fma(f(1 - rho) * delta, delta, r(u.astype(f) * f(rho)))  # acc_delta.mul_(ρ).addcmul_(δ, δ, value=1-ρ)
+    _bf16_square_avg_(u, delta, rho)  # acc_delta.mul_(ρ).addcmul_(δ, δ, value=1-ρ)
     x[...] = _add_bf16(x.astype(f), -lr, delta)  # param.add_(delta, alpha=-lr)

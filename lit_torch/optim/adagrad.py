@@ -11,7 +11,7 @@ from .._C import device_context, get_array_module
 from .._tensor import Tensor
 from ..autograd.grad_mode import enable_grad
 from .optimizer import Optimizer, _arr, _bump, _check_flags, _scalar_state, _state_like, _touch, _value
-from .optimizer import _add_bf16
+from .optimizer import _bf16_grad
 
 # %% ../../nbs/08e_adagrad.ipynb #15da9a73
 def _adagrad_update(p, state, lr, weight_decay, lr_decay, eps, maximize):
@@ -78,8 +78,7 @@ def _adagrad_arrays_bf16(x, g, s, clr, eps, weight_decay, maximize):
     f, dt = np.float32, x.dtype
     r = lambda a: a.astype(dt).astype(f)  # a bfloat16 tensor op's result
     bf = lambda s: f(f(s).astype(dt))  # add's scalar and alpha are cast to bfloat16; mul's and div's stay float32
-    g = -g.astype(f) if maximize else g.astype(f)
-    if weight_decay != 0: g = r(_add_bf16(g, weight_decay, x.astype(f)))  # grad.add(param, alpha=wd)
+    g = _bf16_grad(g, x, weight_decay, maximize)  # -grad if maximizing; grad.add(param, alpha=wd)
     s[...] = s.astype(f) + g * g  # state_sum.addcmul_(g, g, value=1)
     std = r(r(np.sqrt(s.astype(f))) + bf(eps))  # state_sum.sqrt().add_(ε)
     x[...] = x.astype(f) + f(-clr) * g / std  # param.addcdiv_(g, std, value=-clr)

@@ -10,8 +10,8 @@ import numpy as np
 from .._C import device_context, get_array_module
 from .._tensor import Tensor, _wrap
 from ..autograd.grad_mode import enable_grad
-from .optimizer import (Optimizer, _add_bf16, _arr, _by_blocks, _bump, _check_flags, _fma, _lerp_bf16, _scalar_state,
-                                       _to_scalar, _value)
+from .optimizer import (Optimizer, _arr, _bf16_grad, _bf16_square_avg_, _by_blocks, _bump, _check_flags, _lerp_bf16,
+                                       _scalar_state, _to_scalar, _value)
 
 # %% ../../nbs/08b_adam.ipynb #e210c7f2
 def _lerp_(m, g, weight, xp):
@@ -68,16 +68,19 @@ def _adam_update(p, state, lr, beta1, beta2, eps, weight_decay, amsgrad, maximiz
         p._version[0] += 1
 
 # %% ../../nbs/08b_adam.ipynb #cfbaccd2
+def _adam_moments_bf16(x, g, m, v, lr, beta1, beta2, weight_decay, decoupled, maximize):
+    "What Adam, NAdam and RAdam do first on bfloat16: the gradient and its weight decay, then both averages, in place; returns the gradient."
+    g = _bf16_grad(g, x, 0 if decoupled else weight_decay, maximize)  # -grad if maximizing; grad.add(param, alpha=wd)
+    if decoupled and weight_decay != 0: x[...] = x.astype(np.float32) * np.float32(_value(1 - lr * weight_decay))  # param.mul_(1 - lr·wd)
+    m[...] = _lerp_bf16(m.astype(np.float32), g, 1 - beta1)  # exp_avg.lerp_(grad, 1 - β1)
+    _bf16_square_avg_(v, g, beta2)  # exp_avg_sq.mul_(β2).addcmul_(g, g, value=1-β2)
+    return g
+
 def _adam_arrays_bf16(x, g, m, v, vmax, step, lr, beta1, beta2, eps, weight_decay, maximize, decoupled):
     "The Adam step on bfloat16 arrays as PyTorch's ops: each in float32, its result rounded to bfloat16."
     f, dt = np.float32, x.dtype
     r = lambda a: a.astype(dt).astype(f)
-    g = -g.astype(f) if maximize else g.astype(f)
-    if weight_decay != 0:
-        if decoupled: x[...] = x.astype(f) * f(1 - lr * weight_decay)                 # param.mul_(1 - lr·wd)
-        else: g = r(_add_bf16(g, weight_decay, x.astype(f)))                          # grad.add(param, alpha=wd)
-    m[...] = _lerp_bf16(m.astype(f), g, 1 - beta1)                                     # exp_avg.lerp_(grad, 1 - β1)
-    v[...] = _fma(f(1 - beta2) * g, g, r(v.astype(f) * f(beta2)))                      # .mul_(β2).addcmul_(g, g, value=1-β2)
+    g = _adam_moments_bf16(x, g, m, v, lr, beta1, beta2, weight_decay, decoupled, maximize)
     if vmax is not None:
         np.maximum(vmax, v, out=vmax)
         v = vmax

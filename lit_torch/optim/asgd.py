@@ -12,7 +12,7 @@ from .._tensor import Tensor
 from ..autograd.grad_mode import enable_grad
 from .optimizer import Optimizer, _arr, _bump, _check_flags, _scalar_state, _state_like, _touch, _value
 from .optimizer import _scalar_dtype
-from .optimizer import _add_bf16
+from .optimizer import _add_bf16, _bf16_grad
 
 # %% ../../nbs/08k_asgd.ipynb #ae8ad86d
 def _next_eta(lr, lambd, alpha, step, foreach):
@@ -82,9 +82,7 @@ def _asgd_arrays_bf16(x, g, ax, eta, mu, lambd, weight_decay, maximize):
     "The ASGD step on bfloat16 arrays as PyTorch's single-tensor ops: each in float32, its result rounded to bfloat16."
     f, dt = np.float32, x.dtype
     r = lambda a: a.astype(dt).astype(f)  # a bfloat16 tensor op's result
-    bf = lambda s: f(f(s).astype(dt))  # add's scalar and alpha are cast to bfloat16; mul's and div's stay float32
-    g = -g.astype(f) if maximize else g.astype(f)
-    if weight_decay != 0: g = r(_add_bf16(g, weight_decay, x.astype(f)))  # grad.add(param, alpha=wd)
+    g = _bf16_grad(g, x, weight_decay, maximize)  # -grad if maximizing; grad.add(param, alpha=wd)
     x[...] = _add_bf16(r(x.astype(f) * f(1 - lambd * eta)), -eta, g)  # param.mul_(1-λη).add_(grad, alpha=-η)
     if mu != 1: ax[...] = ax.astype(f) + r(r(x.astype(f) - ax.astype(f)) * f(mu))  # ax.add_(param.sub(ax).mul_(mu))
     else: ax[...] = x  # ax.copy_(param)

@@ -11,8 +11,7 @@ from .._C import device_context, get_array_module
 from .._tensor import Tensor
 from ..autograd.grad_mode import enable_grad
 from .optimizer import Optimizer, _arr, _bump, _check_flags, _scalar_state, _state_like, _touch, _value
-from .adam import _lerp_
-from .optimizer import _add_bf16, _fma, _lerp_bf16
+from .adam import _adam_moments_bf16, _lerp_
 
 # %% ../../nbs/08g_nadam.ipynb #5508ae2c
 def _nadam_update(p, state, lr, beta1, beta2, eps, weight_decay, momentum_decay, decoupled, maximize):
@@ -83,12 +82,7 @@ def _nadam_arrays_bf16(x, g, m, v, lr, c_g, c_m, beta1, beta2_t, beta2, eps, wei
     f, dt = np.float32, x.dtype
     r = lambda a: a.astype(dt).astype(f)  # a bfloat16 tensor op's result
     bf = lambda s: f(f(s).astype(dt))  # add's scalar and alpha are cast to bfloat16; mul's and div's stay float32
-    g = -g.astype(f) if maximize else g.astype(f)
-    if weight_decay != 0:
-        if decoupled: x[...] = x.astype(f) * f(_value(1 - lr * weight_decay))  # param.mul_(1 - lr·wd)
-        else: g = r(_add_bf16(g, weight_decay, x.astype(f)))  # grad.add(param, alpha=wd)
-    m[...] = _lerp_bf16(m.astype(f), g, 1 - beta1)  # exp_avg.lerp_(grad, 1-β1)
-    v[...] = _fma(f(1 - beta2) * g, g, r(v.astype(f) * f(beta2)))  # .mul_(β2).addcmul_(g, g, value=1-β2)
+    g = _adam_moments_bf16(x, g, m, v, lr, beta1, beta2, weight_decay, decoupled, maximize)  # as Adam's
     denom = r(r(np.sqrt(r(v.astype(f) / f(1 - beta2_t)))) + bf(eps))  # exp_avg_sq.div(bc2).sqrt().add_(ε)
     x[...] = x.astype(f) + f(c_g) * g / denom  # param.addcdiv_(g, denom, value=c_g)
     x[...] = x.astype(f) + f(c_m) * m.astype(f) / denom  # param.addcdiv_(m, denom, value=c_m)

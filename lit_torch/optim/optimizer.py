@@ -206,6 +206,18 @@ def _add_bf16(x, alpha, y):
         if k: o[end - k:end] = xs[end - k:end] + r(a * ys[end - k:end])
     return out
 
+# %% ../../nbs/08_optim.ipynb #96b06490
+def _bf16_grad(g, x, weight_decay, maximize):
+    "The float32 gradient a bfloat16 step starts from: negated if `maximize`, then `grad.add(param, alpha=wd)`, rounded."
+    g = -g.astype(np.float32) if maximize else g.astype(np.float32)
+    if weight_decay == 0: return g
+    return _add_bf16(g, weight_decay, x.astype(np.float32)).astype(x.dtype).astype(np.float32)
+
+def _bf16_square_avg_(v, g, beta):
+    "`v.mul_(β).addcmul_(g, g, value=1-β)` on bfloat16 `v`, in place: each op rounded to bfloat16, the second like an FMA."
+    f = np.float32
+    v[...] = _fma(f(1 - beta) * g, g, (v.astype(f) * f(beta)).astype(v.dtype).astype(f))
+
 # %% ../../nbs/08c_adamw.ipynb #e2cce77b
 from copy import deepcopy
 from itertools import chain

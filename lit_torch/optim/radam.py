@@ -11,8 +11,7 @@ from .._C import device_context, get_array_module
 from .._tensor import Tensor
 from ..autograd.grad_mode import enable_grad
 from .optimizer import Optimizer, _arr, _bump, _check_flags, _scalar_state, _state_like, _touch, _value
-from .adam import _lerp_
-from .optimizer import _add_bf16, _fma, _lerp_bf16
+from .adam import _adam_moments_bf16, _lerp_
 
 # %% ../../nbs/08h_radam.ipynb #c0899500
 def _radam_update(p, state, lr, beta1, beta2, eps, weight_decay, decoupled, maximize):
@@ -81,12 +80,7 @@ def _radam_arrays_bf16(x, g, m, v, lr, bc1, bc2, rect, beta1, beta2, eps, weight
     f, dt = np.float32, x.dtype
     r = lambda a: a.astype(dt).astype(f)  # a bfloat16 tensor op's result
     bf = lambda s: f(f(s).astype(dt))  # add's scalar and alpha are cast to bfloat16; mul's and div's stay float32
-    g = -g.astype(f) if maximize else g.astype(f)
-    if weight_decay != 0:
-        if decoupled: x[...] = x.astype(f) * f(_value(1 - lr * weight_decay))  # param.mul_(1 - lr·wd)
-        else: g = r(_add_bf16(g, weight_decay, x.astype(f)))  # grad.add(param, alpha=wd)
-    m[...] = _lerp_bf16(m.astype(f), g, 1 - beta1)  # exp_avg.lerp_(grad, 1-β1)
-    v[...] = _fma(f(1 - beta2) * g, g, r(v.astype(f) * f(beta2)))  # .mul_(β2).addcmul_(g, g, value=1-β2)
+    g = _adam_moments_bf16(x, g, m, v, lr, beta1, beta2, weight_decay, decoupled, maximize)  # as Adam's
     step = r(r(m.astype(f) / f(bc1)) * f(_value(lr)))  # exp_avg / bc1 * lr
     if rect is not None:
         adaptive = r(r(f(1) / r(r(np.sqrt(v.astype(f))) + bf(eps))) * f(bc2 ** 0.5))  # bc2**0.5 / (v.sqrt().add_(ε))

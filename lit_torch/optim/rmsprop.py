@@ -12,7 +12,7 @@ from .._tensor import Tensor
 from ..autograd.grad_mode import enable_grad
 from .optimizer import Optimizer, _arr, _bump, _check_flags, _scalar_state, _state_like, _touch, _value
 from .adam import _lerp_
-from .optimizer import _add_bf16, _fma, _lerp_bf16
+from .optimizer import _add_bf16, _bf16_grad, _bf16_square_avg_, _lerp_bf16
 
 # %% ../../nbs/08i_rmsprop.ipynb #555a3e81
 def _rmsprop_update(p, state, lr, alpha, eps, weight_decay, momentum, centered, maximize):
@@ -86,9 +86,8 @@ def _rmsprop_arrays_bf16(x, g, v, mean, b, lr, alpha, eps, weight_decay, momentu
     f, dt = np.float32, x.dtype
     r = lambda a: a.astype(dt).astype(f)  # a bfloat16 tensor op's result
     bf = lambda s: f(f(s).astype(dt))  # add's scalar and alpha are cast to bfloat16; mul's and div's stay float32
-    g = -g.astype(f) if maximize else g.astype(f)
-    if weight_decay != 0: g = r(_add_bf16(g, weight_decay, x.astype(f)))  # grad.add(param, alpha=wd)
-    v[...] = _fma(f(1 - alpha) * g, g, r(v.astype(f) * f(alpha)))  # square_avg.mul_(α).addcmul_(g, g, value=1-α)
+    g = _bf16_grad(g, x, weight_decay, maximize)  # -grad if maximizing; grad.add(param, alpha=wd)
+    _bf16_square_avg_(v, g, alpha)  # square_avg.mul_(α).addcmul_(g, g, value=1-α)
     avg = v.astype(f)
     if mean is not None:
         mean[...] = _lerp_bf16(mean.astype(f), g, 1 - alpha)  # grad_avg.lerp_(grad, 1-α)

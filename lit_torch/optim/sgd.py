@@ -10,7 +10,7 @@ import numpy as np
 from .._C import device_context, get_array_module
 from .._tensor import Tensor, _wrap
 from ..autograd.grad_mode import enable_grad
-from .optimizer import Optimizer, _add_bf16, _arr, _by_blocks, _check_flags, _value
+from .optimizer import Optimizer, _add_bf16, _arr, _bf16_grad, _by_blocks, _check_flags, _value
 
 # %% ../../nbs/08a_sgd.ipynb #0fed62f6
 def _sgd_arrays(x, g, b, first, lr, weight_decay, momentum, dampening, nesterov, maximize):
@@ -56,8 +56,7 @@ def _sgd_arrays_bf16(x, g, b, first, lr, weight_decay, momentum, dampening, nest
     "The SGD step on bfloat16 arrays as PyTorch's ops: each in float32, its result rounded to bfloat16."
     f, dt = np.float32, x.dtype
     r = lambda a: a.astype(dt).astype(f)  # a bfloat16 tensor op's result
-    g = -g.astype(f) if maximize else g.astype(f)
-    if weight_decay != 0: g = r(_add_bf16(g, weight_decay, x.astype(f)))                # grad.add(param, alpha=wd)
+    g = _bf16_grad(g, x, weight_decay, maximize)  # -grad if maximizing; grad.add(param, alpha=wd)
     if b is not None:
         if first: b[...] = g
         else: b[...] = _add_bf16(r(b.astype(f) * f(momentum)), 1 - dampening, g)        # buf.mul_(μ).add_(grad, alpha=1-τ)

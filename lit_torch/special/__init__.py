@@ -54,6 +54,7 @@ def erfinv(input):
     "The inverse of `erf`."
     return _ops.erfinv(input)
 
+# %% ../../nbs/03k_special.ipynb #d067a108
 def gammaln(input):
     "$\\ln|\\Gamma(x)|$."
     return _ops.lgamma(input)
@@ -78,6 +79,7 @@ def i0(input):
     "$I_0(x)$, the modified Bessel function of the first kind of order 0."
     return _ops.i0(input)
 
+# %% ../../nbs/03k_special.ipynb #a14714a4
 def sinc(input):
     "$\\sin(\\pi x) / (\\pi x)$, 1 at 0."
     return _ops.sinc(input)
