@@ -310,10 +310,14 @@ def silu(input, inplace=False):
     return _maybe_inplace(Silu.apply, input, inplace)
 
 # %% ../../nbs/04_functional.ipynb #62b1c5cb
-def _random_bits(gen, shape):
-    "32 random bits per element from NumPy generator `gen`: two from each of its raw 64-bit draws."
-    n = math.prod(shape)
-    return gen.bit_generator.random_raw((n + 1) // 2).view(np.uint32)[:n].reshape(shape)
+def _bits_at_least(gen, shape, t):
+    "Whether each of `shape` random 32-bit numbers from NumPy generator `gen` is ≥ `t`: a top byte each, the other 24 bits where it ties."
+    n, raw = math.prod(shape), gen.bit_generator.random_raw
+    top = raw((n + 7) // 8).view(np.uint8)[:n]  # eight elements from each raw 64-bit draw
+    keep = top > np.uint8(t >> 24)
+    tie = np.flatnonzero(top == np.uint8(t >> 24))  # about one element in 256
+    keep[tie] = raw((len(tie) + 1) // 2).view(np.uint32)[:len(tie)] >> np.uint32(8) >= np.uint32(t & 0xFFFFFF)
+    return keep.reshape(shape)
 
 def _keep_mask(x, p):
     "Bernoulli(1-p) keep-mask scaled by 1/(1-p), in `x`'s dtype, from `x`'s device's default generator."
@@ -321,7 +325,7 @@ def _keep_mask(x, p):
     g = default_generator_for(d)
     scale = a.dtype.type(0 if p == 1 else 1 / (1 - p))
     with device_context(d):  # on a GPU, the mask's own device is current for every kernel that makes it
-        if d.type == 'cpu': keep = _random_bits(g.numpy(), a.shape) >= np.uint32(min(round(p * 2 ** 32), 2 ** 32 - 1))
+        if d.type == 'cpu': keep = _bits_at_least(g.numpy(), a.shape, min(round(p * 2 ** 32), 2 ** 32 - 1))
         else: keep = g.cupy().random_sample(a.shape, dtype=np.float64 if a.dtype == np.float64 else np.float32) >= p
         return get_array_module(keep).multiply(keep, scale, dtype=a.dtype)  # one pass: cast and scale together
 
