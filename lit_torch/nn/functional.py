@@ -15,7 +15,7 @@ from ..autograd import grad as _autograd_grad
 from ..autograd.function import Function
 from ..autograd.grad_mode import _grad_mode
 from ..ops import _check_same_device, _sum_to_shape, _type_name
-from .._lazy_ops import _flat_blocks
+from .._lazy_ops import _BLOCK_ELEMENTS, _flat_blocks
 from ..shape_ops import _add_at
 
 # %% ../../nbs/04_functional.ipynb #8e57ec33
@@ -204,8 +204,8 @@ def _gelu_composite(x, approximate):
 # %% ../../nbs/04_functional.ipynb #854578af
 _PHI_P = 0.3275911 / math.sqrt(2)  # A&S 7.1.26's p, for x/√2
 _PHI_A = tuple(c / 2 for c in (1.061405429, -1.453152027, 1.421413741, -0.284496736, 0.254829592))  # a5…a1, halved
-def _normal_cdf_block(x, cdf, t):
-    "Φ(x) into `cdf` for a float32 block `x` (`t`: scratch of its size): the lower tail ½ erfc(|x|/√2), then x's sign."
+def _normal_cdf_block(x, cdf, t, xe=None):
+    "Φ(x) into `cdf` for a float32 block `x` (`t`: scratch of its size): the lower tail ½ erfc(|x|/√2), then x's sign; with `xe`, x·exp(-x²/2) into it on the way."
     f = x.dtype.type
     np.abs(x, out=t); t *= f(_PHI_P); t += 1; np.reciprocal(t, out=t)
     np.multiply(t, f(_PHI_A[0]), out=cdf)
@@ -213,6 +213,7 @@ def _normal_cdf_block(x, cdf, t):
         cdf += f(c); cdf *= t
     np.multiply(x, x, out=t); t *= f(-0.5); np.exp(t, out=t)
     cdf *= t                                # Φ(-|x|)
+    if xe is not None: np.multiply(x, t, out=xe)
     np.subtract(f(0.5), cdf, out=cdf)       # |Φ(x) - ½|, never negative
     sign = np.bitwise_and(x.view(np.int32), np.int32(-2 ** 31), out=t.view(np.int32))
     np.bitwise_or(cdf.view(np.int32), sign, out=cdf.view(np.int32))
@@ -224,33 +225,23 @@ def _blockwise_float32(a):
 
 # %% ../../nbs/04_functional.ipynb #49035cc2
 def _gelu_exact(a):
-    "x Φ(x) and Φ(x) for array `a`: by blocks for float32 (<code>_normal_cdf_block</code>), through <code>_erf</code> otherwise."
+    "x Φ(x) and its derivative Φ(x) + x φ(x) for array `a`: by blocks for float32 (<code>_normal_cdf_block</code>), through <code>_erf</code> otherwise."
+    c = a.dtype.type(_INV_SQRT_2PI)
     if not _blockwise_float32(a):
         cdf = _erf(a * a.dtype.type(1 / math.sqrt(2)))
         cdf += 1
         cdf *= 0.5
-        return a * cdf, cdf
-    cdf, out = np.empty_like(a), np.empty_like(a)
-    for xb, cb, ob in _flat_blocks(a, cdf, out):
-        _normal_cdf_block(xb, cb, ob)  # the output block is the scratch until it gets x Φ(x)
+        return a * cdf, cdf + a * np.exp(a * a * -0.5) * c
+    out, deriv = np.empty_like(a), np.empty_like(a)
+    cdf = np.empty(min(a.size, _BLOCK_ELEMENTS), a.dtype)  # one block's Φ, reused: it stays in the cache
+    for xb, ob, db in _flat_blocks(a, out, deriv):
+        cb = cdf[:xb.size]
+        _normal_cdf_block(xb, cb, ob, db)  # the output block is the scratch until it gets x Φ(x)
         np.multiply(xb, cb, out=ob)
-    return out, cdf
+        db *= c
+        db += cb
+    return out, deriv
 
-def _gelu_grad_into(a, cdf, g, d):
-    "g (Φ(x) + x φ(x)) into `d`: exact GELU's gradient, for arrays or blocks of them."
-    get_array_module(a).multiply(a, a, out=d)
-    d *= -0.5
-    get_array_module(a).exp(d, out=d)
-    d *= a
-    d *= a.dtype.type(_INV_SQRT_2PI)
-    d += cdf  # Φ(x) + x φ(x)
-    d *= g
-
-def _gelu_grad(a, cdf, g):
-    "Exact GELU's gradient for flat arrays `a`, `cdf` (its Φ) and `g`: by blocks for float32."
-    d = get_array_module(a).empty_like(a)
-    for ab, cb, gb, db in (_flat_blocks(a, cdf, g, d) if _blockwise_float32(a) else [(a, cdf, g, d)]): _gelu_grad_into(ab, cb, gb, db)
-    return d
 
 # %% ../../nbs/04_functional.ipynb #407da57c
 class Gelu(Function):
@@ -265,12 +256,12 @@ class Gelu(Function):
         if approximate == 'tanh':
             ctx.save_for_backward(x, None)
             return _rounded(0.5 * a * (1 + xp.tanh(_SQRT_2_PI * (a + 0.044715 * a * a * a))), x._data.dtype)
-        out, cdf = _gelu_exact(a)
-        ctx.save_for_backward(x, _like(cdf, x))  # Φ(x), kept for the backward
+        out, deriv = _gelu_exact(a)
+        ctx.save_for_backward(x, _like(deriv, x))  # the derivative, kept: the backward is one multiplication
         return _rounded(out, x._data.dtype)
     @staticmethod
     def backward(ctx, grad):
-        x, cdf = ctx.saved_tensors
+        x, deriv = ctx.saved_tensors
         if _grad_mode.enabled: return _replay(ctx, _gelu_composite, (x, ctx.approximate), grad)
         a, xp = x._data.reshape(-1), get_array_module(x._data)  # 1-d: `out=` cannot write into a NumPy scalar
         g = grad._data.reshape(-1)
@@ -279,7 +270,7 @@ class Gelu(Function):
             t = xp.tanh(_SQRT_2_PI * (a + 0.044715 * a * a * a))
             d = 0.5 * (1 + t) + 0.5 * a * (1 - t * t) * _SQRT_2_PI * (1 + 3 * 0.044715 * a * a)
             d *= g
-        else: d = _gelu_grad(a, cdf._data.reshape(-1), g)
+        else: d = g * deriv._data.reshape(-1)
         return _like(d.reshape(grad.shape), grad), None
 
 def gelu(input, approximate='none'):
