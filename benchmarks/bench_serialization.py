@@ -18,14 +18,8 @@ ROOT = Path(__file__).resolve().parent.parent
 CASES = {'4000 small (8x8 float32)': (4000, (8, 8)), '8 large (32 MiB float32 each)': (8, (2048, 4096))}
 REPS = {'4000 small (8x8 float32)': 5, '8 large (32 MiB float32 each)': 3}
 
-def worker(lib, case, reps, fmt):
-    if lib == 'torch': import torch as m
-    else: sys.path.insert(0, str(ROOT)); import lit_torch as m
-    n, shape = CASES[case]
-    rng = np.random.default_rng(0)
-    sd = {f'layer{i}.weight': m.from_numpy(rng.standard_normal(shape, dtype=np.float32)) for i in range(n)}
-    d = tempfile.mkdtemp()
-    path = os.path.join(d, 'ckpt.safetensors' if fmt == 'safetensors' else 'ckpt.pt')
+def _time_save_load(m, lib, fmt, sd, path, reps):
+    "Check one save/load round trip at `path`, then time `reps` more: (save times, load times, file size)."
     if fmt == 'safetensors':
         if lib == 'torch':
             from safetensors.torch import save_file, load_file
@@ -39,7 +33,18 @@ def worker(lib, case, reps, fmt):
     for _ in range(reps):
         t0 = time.perf_counter(); save(sd, path); t1 = time.perf_counter(); load(path); t2 = time.perf_counter()
         ts.append(t1 - t0); tl.append(t2 - t1)
-    print(json.dumps({'save': float(np.median(ts)), 'load': float(np.median(tl)), 'bytes': os.path.getsize(path)}))
+    return ts, tl, os.path.getsize(path)
+
+def worker(lib, case, reps, fmt):
+    if lib == 'torch': import torch as m
+    else: sys.path.insert(0, str(ROOT)); import lit_torch as m
+    n, shape = CASES[case]
+    rng = np.random.default_rng(0)
+    sd = {f'layer{i}.weight': m.from_numpy(rng.standard_normal(shape, dtype=np.float32)) for i in range(n)}
+    with tempfile.TemporaryDirectory() as d:  # removed afterwards: each run writes up to 2 x 256 MiB
+        path = os.path.join(d, 'ckpt.safetensors' if fmt == 'safetensors' else 'ckpt.pt')
+        ts, tl, size = _time_save_load(m, lib, fmt, sd, path, reps)
+    print(json.dumps({'save': float(np.median(ts)), 'load': float(np.median(tl)), 'bytes': size}))
 
 def run(lib, case, fmt):
     out = subprocess.run([sys.executable, __file__, '--worker', lib, case, str(REPS[case]), fmt], capture_output=True, text=True, check=True)

@@ -4,11 +4,13 @@ workload | torch | lit_torch | ratio | floor. `make bench` runs it.
 Scripts whose tables do not compare torch with lit_torch side by side (all-reduce bandwidth, DataParallel,
 import time) are printed as they are, below the table, each under its script's name and the line that introduces it.
 A floor is taken from a "floor" row under its workload or from a "floor" column. A script that fails or runs past
-its time limit gets a row saying so, and the rest still run. The run sets LIT_BENCH_RUN_ALL=1 so that a script
-which would also launch another bench_*.py (bench_bn.py runs bench_allreduce.py) leaves it to its own turn.
+its time limit gets a row saying so (a timeout kills its whole process group), and the rest still run. Each script
+runs with TMPDIR set to a temporary directory of its own, removed when it ends, so a killed script leaves no files.
+The run sets LIT_BENCH_RUN_ALL=1 so that a script which would also launch another bench_*.py (bench_bn.py runs
+bench_allreduce.py) leaves it to its own turn.
 Run: python benchmarks/run_all.py [--timeout SECONDS] [names ...]   (names: e.g. core nn)
 """
-import argparse, os, re, subprocess, sys, time
+import argparse, os, re, signal, subprocess, sys, tempfile, time
 from pathlib import Path
 
 HERE = Path(__file__).parent
@@ -56,6 +58,20 @@ def side_by_side_rows(header, rows):
         out.append([row[0], row[t], row[l], row[r] if r is not None else '', ''])
     return out
 
+def run_script(script, timeout):
+    """Run one bench script: (what it printed, whether it exited 0 in time). Its files go to a temporary directory
+    that is removed afterwards, and on a timeout its whole process group is killed, workers it started included."""
+    with tempfile.TemporaryDirectory(prefix='lit_bench_') as tmp:
+        p = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             env=dict(os.environ, LIT_BENCH_RUN_ALL='1', TMPDIR=tmp), start_new_session=True)
+        try:
+            out, _ = p.communicate(timeout=timeout)
+            return out, p.returncode == 0
+        except subprocess.TimeoutExpired:
+            os.killpg(p.pid, signal.SIGKILL)
+            out, _ = p.communicate()
+            return out, False
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     p.add_argument('--timeout', type=int, default=150, help='seconds per script (default 150)')
@@ -67,12 +83,7 @@ def main():
     for s in scripts:
         t0 = time.time()
         name = s.stem[len('bench_'):]
-        try:
-            res = subprocess.run([sys.executable, str(s)], capture_output=True, text=True, timeout=max(a.timeout, TIMEOUTS.get(name, 0)),
-                                 env=dict(os.environ, LIT_BENCH_RUN_ALL='1'))
-            text, ok = res.stdout, res.returncode == 0
-        except subprocess.TimeoutExpired as e:
-            text, ok = (e.stdout or b'').decode() if isinstance(e.stdout, bytes) else (e.stdout or ''), False
+        text, ok = run_script(s, max(a.timeout, TIMEOUTS.get(name, 0)))
         print(f'{s.name}: {"ok" if ok else "FAILED or timed out"} in {time.time() - t0:.0f} s', file=sys.stderr)
         found = False
         for cap, header, rows in tables(text):

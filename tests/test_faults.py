@@ -303,3 +303,51 @@ def test_nccl_wait_times_out_and_ends_the_job(clean, tmp_path, op, peer):
     assert wait_gone([int(l[0]) for l in lines], 10) == []
     names = {os.path.basename(n) for l in lines for n in l[1:]}
     assert not (names & shm()), f"MPICH left {names & shm()} in /dev/shm"
+
+
+# ---------------------------------------------------------------- files left in the temporary directory
+def _all_ranks_fail(i): raise ValueError(f'rank {i} failed')
+
+@linux
+def test_failed_spawn_leaves_no_error_file(clean, tmp_path, monkeypatch):
+    "Each failed rank writes its traceback to a file in the temporary directory: the parent reads one and removes all."
+    import tempfile, lit_torch
+    monkeypatch.setattr(tempfile, 'tempdir', str(tmp_path))
+    with pytest.raises(lit_torch.multiprocessing.ProcessRaisedException, match=r'rank \d failed'):
+        lit_torch.multiprocessing.start_processes(_all_ranks_fail, nprocs=2, start_method='fork')
+    assert os.listdir(tmp_path) == []
+
+def test_serialization_bench_removes_its_checkpoints(tmp_path, monkeypatch, capsys):
+    "The bench writes checkpoints of up to 256 MiB a run: they go in a directory it removes."
+    import tempfile
+    sys.path.insert(0, str(ROOT / 'benchmarks'))
+    import bench_serialization
+    monkeypatch.setattr(tempfile, 'tempdir', str(tmp_path))
+    bench_serialization.worker('lit', '4000 small (8x8 float32)', 1, 'pt')
+    assert '"bytes"' in capsys.readouterr().out and os.listdir(tmp_path) == []
+
+FOREVER = textwrap.dedent("""
+    import subprocess, sys, tempfile, time
+    child = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)'])
+    d = tempfile.mkdtemp()
+    open(d + '/big.bin', 'wb').write(b'x' * 1000)
+    print(d, child.pid, flush=True)
+    time.sleep(60)
+""")
+
+@linux
+def test_bench_run_past_its_limit_leaves_no_process_and_no_file(clean, tmp_path):
+    "run_all kills the script's whole process group, and removes the temporary directory the script wrote in."
+    sys.path.insert(0, str(ROOT / 'benchmarks'))
+    import run_all
+    script = tmp_path / 'bench_forever.py'
+    script.write_text(FOREVER)
+    out, ok = run_all.run_script(script, timeout=5)
+    d, pid = out.split()
+    assert not ok and not os.path.exists(d)
+    assert wait_gone([int(pid)], 10) == []
+
+def test_notebooks_leave_no_temporary_directory():
+    "`tempfile.mkdtemp()` in a notebook leaves a directory behind every `make test`; TemporaryDirectory removes itself."
+    leaks = [p.name for p in (ROOT / 'nbs').glob('*.ipynb') if 'tempfile.mkdtemp(' in p.read_text()]
+    assert leaks == []

@@ -69,7 +69,10 @@ class ProcessContext:
             if self.processes[i].exitcode != 0: failed = i; break
         if failed is None: return not self.sentinels
         self._stop_all(grace_period)
-        raise self._error(failed)
+        error = self._error(failed)
+        for f in self.error_files:  # every failed rank's traceback, read or not: nothing is left in the temp dir
+            if os.path.exists(f): os.unlink(f)
+        raise error
 
 # %% ../../nbs/16q_spawn.ipynb #ff242160
 def _stop_all(self, grace_period=None):
