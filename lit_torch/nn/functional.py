@@ -231,7 +231,7 @@ def _gelu_exact(a):
         cdf = _erf(a * a.dtype.type(1 / math.sqrt(2)))
         cdf += 1
         cdf *= 0.5
-        return a * cdf, cdf + a * np.exp(a * a * -0.5) * c
+        return a * cdf, cdf + a * get_array_module(a).exp(a * a * -0.5) * c  # on a GPU, CuPy's exp
     out, deriv = np.empty_like(a), np.empty_like(a)
     cdf = np.empty(min(a.size, _BLOCK_ELEMENTS), a.dtype)  # one block's Φ, reused: it stays in the cache
     for xb, ob, db in _flat_blocks(a, out, deriv):
