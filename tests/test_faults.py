@@ -46,6 +46,10 @@ def wait_gone(pids, limit=15):
     while time.monotonic() < end and any(alive(p) for p in pids): time.sleep(0.05)
     return [p for p in pids if alive(p)]
 
+def hydra_files():
+    "MPICH's launcher keeps each node's topology in /tmp/hydra_hwloc_xmlfile_*; an aborted job must not leave its file."
+    return {n for n in os.listdir('/tmp') if n.startswith('hydra_hwloc_xmlfile_')}
+
 def ours(names, pids):
     "Entries that processes `pids` could have named: lit_torch's old `lt<pid>...` blocks, and MPICH's files."
     return {n for n in names if any(n.startswith(f"lt{p:x}") for p in pids)}
@@ -243,6 +247,7 @@ RANKS = textwrap.dedent("""
 def test_rank_that_dies_or_leaves_ends_the_job(clean, tmp_path, how, where):
     script = tmp_path / 'ranks.py'
     script.write_text(RANKS)
+    hydra = hydra_files()
     p = subprocess.run([str(MPIEXEC), '-n', '2', PY, str(script), how, where, str(tmp_path)], capture_output=True, text=True,
                        timeout=60, env=env())
     out = p.stdout + p.stderr
@@ -254,6 +259,7 @@ def test_rank_that_dies_or_leaves_ends_the_job(clean, tmp_path, how, where):
     assert wait_gone([int(l[0]) for l in lines], 10) == []
     names = {os.path.basename(n) for l in lines for n in l[1:]}
     assert names and not (names & shm()), f"MPICH left {names & shm()} in /dev/shm"
+    assert hydra_files() - hydra == set(), "the aborted job left MPICH's topology file in /tmp"
 
 
 # ---------------------------------------------------------------- NCCL (GPU) waits: a peer that never arrives
@@ -288,6 +294,7 @@ def test_nccl_wait_times_out_and_ends_the_job(clean, tmp_path, op, peer):
     "Rank 0 polls the event behind its NCCL call against the timeout: DistBackendError, then the job is aborted."
     script = tmp_path / 'ranks.py'
     script.write_text(NCCL_RANKS)
+    hydra = hydra_files()
     e = env()
     e['PYTHONPATH'] = os.pathsep.join([str(ROOT / 'tests' / 'fake_cupy'), e['PYTHONPATH']])
     e['LIT_TORCH_EMULATE_CUDA'] = '1'
@@ -303,6 +310,7 @@ def test_nccl_wait_times_out_and_ends_the_job(clean, tmp_path, op, peer):
     assert wait_gone([int(l[0]) for l in lines], 10) == []
     names = {os.path.basename(n) for l in lines for n in l[1:]}
     assert not (names & shm()), f"MPICH left {names & shm()} in /dev/shm"
+    assert hydra_files() - hydra == set(), "the aborted job left MPICH's topology file in /tmp"
 
 
 # ---------------------------------------------------------------- files left in the temporary directory

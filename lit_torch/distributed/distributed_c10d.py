@@ -202,9 +202,20 @@ class _MPIGroup(ProcessGroup):
         status = self.MPI.Status()
         src = self.MPI.ANY_SOURCE if src is None else src
         return [_StatusRequest(self.comm.Irecv(buf, src, tag), status)], status
-    def abort(self): self.MPI.COMM_WORLD.Abort(1)
+    def abort(self): _unlink_hydra_topology(); self.MPI.COMM_WORLD.Abort(1)
     def free(self):
         if not self.MPI.Is_finalized(): self.comm.Free()
+
+# %% ../../nbs/12_distributed.ipynb #eb7596f1
+def _unlink_hydra_topology():
+    "Remove the topology file that MPICH's hydra proxy, this rank's parent, holds open and would leave behind after an abort."
+    fds = f'/proc/{os.getppid()}/fd'
+    try: paths = [os.readlink(os.path.join(fds, d)) for d in os.listdir(fds)]
+    except OSError: return  # not Linux, or not ours to read
+    for path in paths:
+        if os.path.basename(path).startswith('hydra_hwloc_xmlfile_'):
+            try: os.unlink(path)
+            except OSError: pass
 
 # %% ../../nbs/12_distributed.ipynb #a16f9de1
 def _allgather_object(self, obj):
