@@ -184,6 +184,8 @@ class safe_open:
         "A lazy view of tensor `name`: index it to read just that part from the file."
         return _Slice(self, name)
 
+
+# %% ../nbs/06e_safetensors.ipynb #554b62b7
 class _Slice:
     "One tensor of a `safe_open` file, read only where indexed: `f.get_slice('w')[:, 1:3]`."
     def __init__(self, f, name): self.f, self.name, self._s = f, name, f._f.get_slice(name)

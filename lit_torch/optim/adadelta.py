@@ -11,6 +11,7 @@ from .._C import device_context, get_array_module
 from .._tensor import Tensor
 from ..autograd.grad_mode import enable_grad
 from .optimizer import Optimizer, _add_bf16, _arr, _bump, _bf16_grad, _bf16_square_avg_, _check_flags, _scalar_state, _state_like, _touch, _value
+from .optimizer import _bf16_rounding
 
 # %% ../../nbs/08d_adadelta.ipynb #8225949f
 def _adadelta_update(p, state, lr, rho, eps, weight_decay, maximize):
@@ -69,8 +70,7 @@ class Adadelta(Optimizer):
 def _adadelta_arrays_bf16(x, g, v, u, lr, rho, eps, weight_decay, maximize):
     "The Adadelta step on bfloat16 arrays as PyTorch's ops: each in float32, its result rounded to bfloat16."
     f, dt = np.float32, x.dtype
-    r = lambda a: a.astype(dt).astype(f)  # a bfloat16 tensor op's result
-    bf = lambda s: f(f(s).astype(dt))  # add's scalar and alpha are cast to bfloat16; mul's and div's stay float32
+    r, bf = _bf16_rounding(dt)
     g = _bf16_grad(g, x, weight_decay, maximize)  # -grad if maximizing; grad.add(param, alpha=wd)
     _bf16_square_avg_(v, g, rho)  # square_avg.mul_(ρ).addcmul_(g, g, value=1-ρ)
     std = r(np.sqrt(r(v.astype(f) + bf(eps))))  # square_avg.add(ε).sqrt_()

@@ -12,6 +12,7 @@ from .._tensor import Tensor
 from ..autograd.grad_mode import enable_grad
 from .optimizer import Optimizer, _arr, _bump, _check_flags, _scalar_state, _state_like, _touch, _value
 from .optimizer import _bf16_grad
+from .optimizer import _bf16_rounding
 
 # %% ../../nbs/08e_adagrad.ipynb #15da9a73
 def _adagrad_update(p, state, lr, weight_decay, lr_decay, eps, maximize):
@@ -76,8 +77,7 @@ class Adagrad(Optimizer):
 def _adagrad_arrays_bf16(x, g, s, clr, eps, weight_decay, maximize):
     "The Adagrad step on bfloat16 arrays as PyTorch's ops: each in float32, its result rounded to bfloat16."
     f, dt = np.float32, x.dtype
-    r = lambda a: a.astype(dt).astype(f)  # a bfloat16 tensor op's result
-    bf = lambda s: f(f(s).astype(dt))  # add's scalar and alpha are cast to bfloat16; mul's and div's stay float32
+    r, bf = _bf16_rounding(dt)
     g = _bf16_grad(g, x, weight_decay, maximize)  # -grad if maximizing; grad.add(param, alpha=wd)
     s[...] = s.astype(f) + g * g  # state_sum.addcmul_(g, g, value=1)
     std = r(r(np.sqrt(s.astype(f))) + bf(eps))  # state_sum.sqrt().add_(ε)

@@ -12,6 +12,7 @@ from .._tensor import Tensor, _wrap
 from ..autograd.grad_mode import enable_grad
 from .optimizer import (Optimizer, _arr, _bf16_grad, _bf16_square_avg_, _by_blocks, _bump, _check_flags, _lerp_bf16,
                                        _scalar_state, _to_scalar, _value)
+from .optimizer import _bf16_rounding
 
 # %% ../../nbs/08b_adam.ipynb #e210c7f2
 def _lerp_(m, g, weight, xp):
@@ -79,7 +80,7 @@ def _adam_moments_bf16(x, g, m, v, lr, beta1, beta2, weight_decay, decoupled, ma
 def _adam_arrays_bf16(x, g, m, v, vmax, step, lr, beta1, beta2, eps, weight_decay, maximize, decoupled):
     "The Adam step on bfloat16 arrays as PyTorch's ops: each in float32, its result rounded to bfloat16."
     f, dt = np.float32, x.dtype
-    r = lambda a: a.astype(dt).astype(f)
+    r = _bf16_rounding(dt)[0]
     g = _adam_moments_bf16(x, g, m, v, lr, beta1, beta2, weight_decay, decoupled, maximize)
     if vmax is not None:
         np.maximum(vmax, v, out=vmax)

@@ -13,6 +13,7 @@ from ..autograd.grad_mode import enable_grad
 from .optimizer import Optimizer, _arr, _bump, _check_flags, _scalar_state, _state_like, _touch, _value
 from .adam import _lerp_
 from .optimizer import _bf16_grad, _lerp_bf16
+from .optimizer import _bf16_rounding
 
 # %% ../../nbs/08f_adamax.ipynb #fbf030e7
 def _adamax_update(p, state, lr, beta1, beta2, eps, weight_decay, maximize):
@@ -71,8 +72,7 @@ class Adamax(Optimizer):
 def _adamax_arrays_bf16(x, g, m, u, clr, beta1, beta2, eps, weight_decay, maximize):
     "The Adamax step on bfloat16 arrays as PyTorch's ops: each in float32, its result rounded to bfloat16."
     f, dt = np.float32, x.dtype
-    r = lambda a: a.astype(dt).astype(f)  # a bfloat16 tensor op's result
-    bf = lambda s: f(f(s).astype(dt))  # add's scalar and alpha are cast to bfloat16; mul's and div's stay float32
+    r, bf = _bf16_rounding(dt)
     g = _bf16_grad(g, x, weight_decay, maximize)  # -grad if maximizing; grad.add(param, alpha=wd)
     m[...] = _lerp_bf16(m.astype(f), g, 1 - beta1)  # exp_avg.lerp_(grad, 1-β1)
     u[...] = np.maximum(r(u.astype(f) * f(beta2)), r(np.abs(g) + bf(eps)))  # max(exp_inf.mul_(β2), grad.abs().add_(ε))

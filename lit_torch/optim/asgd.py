@@ -13,6 +13,7 @@ from ..autograd.grad_mode import enable_grad
 from .optimizer import Optimizer, _arr, _bump, _check_flags, _scalar_state, _state_like, _touch, _value
 from .optimizer import _scalar_dtype
 from .optimizer import _add_bf16, _bf16_grad
+from .optimizer import _bf16_rounding
 
 # %% ../../nbs/08k_asgd.ipynb #ae8ad86d
 def _next_eta(lr, lambd, alpha, step, foreach):
@@ -81,7 +82,7 @@ class ASGD(Optimizer):
 def _asgd_arrays_bf16(x, g, ax, eta, mu, lambd, weight_decay, maximize):
     "The ASGD step on bfloat16 arrays as PyTorch's single-tensor ops: each in float32, its result rounded to bfloat16."
     f, dt = np.float32, x.dtype
-    r = lambda a: a.astype(dt).astype(f)  # a bfloat16 tensor op's result
+    r = _bf16_rounding(dt)[0]
     g = _bf16_grad(g, x, weight_decay, maximize)  # -grad if maximizing; grad.add(param, alpha=wd)
     x[...] = _add_bf16(r(x.astype(f) * f(1 - lambd * eta)), -eta, g)  # param.mul_(1-λη).add_(grad, alpha=-η)
     if mu != 1: ax[...] = ax.astype(f) + r(r(x.astype(f) - ax.astype(f)) * f(mu))  # ax.add_(param.sub(ax).mul_(mu))

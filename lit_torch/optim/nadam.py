@@ -12,6 +12,7 @@ from .._tensor import Tensor
 from ..autograd.grad_mode import enable_grad
 from .optimizer import Optimizer, _arr, _bump, _check_flags, _scalar_state, _state_like, _touch, _value
 from .adam import _adam_moments_bf16, _lerp_
+from .optimizer import _bf16_rounding
 
 # %% ../../nbs/08g_nadam.ipynb #5508ae2c
 def _nadam_update(p, state, lr, beta1, beta2, eps, weight_decay, momentum_decay, decoupled, maximize):
@@ -80,8 +81,7 @@ class NAdam(Optimizer):
 def _nadam_arrays_bf16(x, g, m, v, lr, c_g, c_m, beta1, beta2_t, beta2, eps, weight_decay, decoupled, maximize):
     "The NAdam step on bfloat16 arrays as PyTorch's ops (`c_g`, `c_m`: the two addcdiv values; `beta2_t`: β2**step)."
     f, dt = np.float32, x.dtype
-    r = lambda a: a.astype(dt).astype(f)  # a bfloat16 tensor op's result
-    bf = lambda s: f(f(s).astype(dt))  # add's scalar and alpha are cast to bfloat16; mul's and div's stay float32
+    r, bf = _bf16_rounding(dt)
     g = _adam_moments_bf16(x, g, m, v, lr, beta1, beta2, weight_decay, decoupled, maximize)  # as Adam's
     denom = r(r(np.sqrt(r(v.astype(f) / f(1 - beta2_t)))) + bf(eps))  # exp_avg_sq.div(bc2).sqrt().add_(ε)
     x[...] = x.astype(f) + f(c_g) * g / denom  # param.addcdiv_(g, denom, value=c_g)

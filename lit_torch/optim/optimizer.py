@@ -190,11 +190,17 @@ def _lerp_bf16(s, e, w):
     f = np.float32
     return _fma(f(w), e - s, s) if w < 0.5 else _fma(f(w) - f(1), e - s, e)
 
+# %% ../../nbs/08_optim.ipynb #670e72f5
+def _bf16_rounding(dt):
+    "The two roundings a bfloat16 step mimics, as functions: `r`, a tensor op's result rounded to `dt` (kept in float32); `bf`, add's scalar or alpha cast to `dt` (mul's and div's stay float32)."
+    f = np.float32
+    return (lambda a: a.astype(dt).astype(f)), (lambda s: f(f(s).astype(dt)))
+
 # %% ../../nbs/08_optim.ipynb #9355e5dd
 def _add_bf16(x, alpha, y):
     "`x.add(y, alpha=alpha)` on float32 arrays of bfloat16 values, as PyTorch's CPU kernel, its scalar tails included."
-    f, r = np.float32, lambda a: a.astype(bfloat16.numpy).astype(np.float32)
-    a = f(f(alpha).astype(bfloat16.numpy))
+    r, bf = _bf16_rounding(bfloat16.numpy)
+    a = bf(alpha)
     out = x + a * y
     if not (out.flags.c_contiguous and x.flags.c_contiguous and y.flags.c_contiguous): return out
     n = out.size

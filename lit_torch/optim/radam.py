@@ -12,6 +12,7 @@ from .._tensor import Tensor
 from ..autograd.grad_mode import enable_grad
 from .optimizer import Optimizer, _arr, _bump, _check_flags, _scalar_state, _state_like, _touch, _value
 from .adam import _adam_moments_bf16, _lerp_
+from .optimizer import _bf16_rounding
 
 # %% ../../nbs/08h_radam.ipynb #c0899500
 def _radam_update(p, state, lr, beta1, beta2, eps, weight_decay, decoupled, maximize):
@@ -78,8 +79,7 @@ class RAdam(Optimizer):
 def _radam_arrays_bf16(x, g, m, v, lr, bc1, bc2, rect, beta1, beta2, eps, weight_decay, decoupled, maximize):
     "The RAdam step on bfloat16 arrays as PyTorch's ops (`rect`: the rectification, None while ρ_t ≤ 5)."
     f, dt = np.float32, x.dtype
-    r = lambda a: a.astype(dt).astype(f)  # a bfloat16 tensor op's result
-    bf = lambda s: f(f(s).astype(dt))  # add's scalar and alpha are cast to bfloat16; mul's and div's stay float32
+    r, bf = _bf16_rounding(dt)
     g = _adam_moments_bf16(x, g, m, v, lr, beta1, beta2, weight_decay, decoupled, maximize)  # as Adam's
     step = r(r(m.astype(f) / f(bc1)) * f(_value(lr)))  # exp_avg / bc1 * lr
     if rect is not None:

@@ -13,6 +13,7 @@ from ..autograd.grad_mode import enable_grad
 from .optimizer import Optimizer, _arr, _bump, _check_flags, _scalar_state, _state_like, _touch, _value
 from .adam import _lerp_
 from .optimizer import _add_bf16, _bf16_grad, _bf16_square_avg_, _lerp_bf16
+from .optimizer import _bf16_rounding
 
 # %% ../../nbs/08i_rmsprop.ipynb #555a3e81
 def _rmsprop_update(p, state, lr, alpha, eps, weight_decay, momentum, centered, maximize):
@@ -84,8 +85,7 @@ class RMSprop(Optimizer):
 def _rmsprop_arrays_bf16(x, g, v, mean, b, lr, alpha, eps, weight_decay, momentum, maximize):
     "The RMSprop step on bfloat16 arrays (`mean`, `b`: None unless centred, with momentum) as PyTorch's ops."
     f, dt = np.float32, x.dtype
-    r = lambda a: a.astype(dt).astype(f)  # a bfloat16 tensor op's result
-    bf = lambda s: f(f(s).astype(dt))  # add's scalar and alpha are cast to bfloat16; mul's and div's stay float32
+    r, bf = _bf16_rounding(dt)
     g = _bf16_grad(g, x, weight_decay, maximize)  # -grad if maximizing; grad.add(param, alpha=wd)
     _bf16_square_avg_(v, g, alpha)  # square_avg.mul_(α).addcmul_(g, g, value=1-α)
     avg = v.astype(f)

@@ -11,6 +11,7 @@ from .._C import device_context, get_array_module
 from .._tensor import Tensor, _wrap
 from ..autograd.grad_mode import enable_grad
 from .optimizer import Optimizer, _add_bf16, _arr, _bf16_grad, _by_blocks, _check_flags, _value
+from .optimizer import _bf16_rounding
 
 # %% ../../nbs/08a_sgd.ipynb #0fed62f6
 def _sgd_arrays(x, g, b, first, lr, weight_decay, momentum, dampening, nesterov, maximize):
@@ -55,7 +56,7 @@ def _sgd_update(p, state, lr, weight_decay, momentum, dampening, nesterov, maxim
 def _sgd_arrays_bf16(x, g, b, first, lr, weight_decay, momentum, dampening, nesterov, maximize):
     "The SGD step on bfloat16 arrays as PyTorch's ops: each in float32, its result rounded to bfloat16."
     f, dt = np.float32, x.dtype
-    r = lambda a: a.astype(dt).astype(f)  # a bfloat16 tensor op's result
+    r = _bf16_rounding(dt)[0]
     g = _bf16_grad(g, x, weight_decay, maximize)  # -grad if maximizing; grad.add(param, alpha=wd)
     if b is not None:
         if first: b[...] = g
